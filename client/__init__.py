@@ -1,0 +1,1 @@
+"""What people run: the ``parlour`` command line and its terminal front ends."""

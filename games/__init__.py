@@ -1,0 +1,32 @@
+"""The rules engine: cards, seeded deals and the eight games. Pure Python, no I/O.
+
+Use :func:`get_game` to find a game by name; every game has the same interface
+(:class:`Game`): ``deal``, ``legal_moves``, ``apply``, ``outcome``, ``score``, ``view``,
+``to_text`` / ``from_text`` and ``state_hash``.
+"""
+
+from parlour.games import golf  # noqa: F401  (each game module registers itself)
+from parlour.games.base import CONCEDE, Ending, Game, Move, Option, Score, parse_move, score_wire
+from parlour.games.errors import BadLayout, BadMove, BadOptions, GameError, IllegalMove, UnknownGame
+from parlour.games.registry import game_names, get_game
+from parlour.games.replay import replay
+
+__all__ = [
+    "CONCEDE",
+    "BadLayout",
+    "BadMove",
+    "BadOptions",
+    "Ending",
+    "Game",
+    "GameError",
+    "IllegalMove",
+    "Move",
+    "Option",
+    "Score",
+    "UnknownGame",
+    "game_names",
+    "get_game",
+    "parse_move",
+    "replay",
+    "score_wire",
+]
