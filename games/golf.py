@@ -41,7 +41,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, OptionValue, Options
+from parlour.games.base import Ending, Game, Move, Options, OptionValue
 from parlour.games.cards import RANK, TEXT, Card, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register

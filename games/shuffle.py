@@ -45,7 +45,7 @@ def check_seed(seed: int) -> int:
 class Stream:
     """The random stream of one (seed, context) pair."""
 
-    __slots__ = ("_key", "_block", "_words")
+    __slots__ = ("_block", "_key", "_words")
 
     def __init__(self, seed: int, context: str) -> None:
         check_seed(seed)

@@ -100,7 +100,6 @@ def test_ruling_golf_score_is_cards_left_lower_is_better() -> None:
     assert GOLF.score(state) == 35
 
 
-
 def test_golf_concede() -> None:
     state = GOLF.apply(GOLF.from_text(LAYOUT), CONCEDE)
     assert state.ended is Ending.CONCEDED and GOLF.score(state) == 35
