@@ -5,7 +5,15 @@ Use :func:`get_game` to find a game by name; every game has the same interface
 ``to_text`` / ``from_text`` and ``state_hash``.
 """
 
-from parlour.games import golf  # noqa: F401  (each game module registers itself)
+# Each game module registers itself when imported.
+from parlour.games import (  # noqa: F401
+    carpet,
+    cheer,
+    chris_cross_pairs,
+    gaps,
+    golf,
+    the_chance,
+)
 from parlour.games.base import CONCEDE, Ending, Game, Move, Option, Score, parse_move, score_wire
 from parlour.games.errors import BadLayout, BadMove, BadOptions, GameError, IllegalMove, UnknownGame
 from parlour.games.registry import game_names, get_game
