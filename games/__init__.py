@@ -11,6 +11,8 @@ from parlour.games import (  # noqa: F401
     cheer,
     chris_cross_pairs,
     gaps,
+    gate,
+    german_patience,
     golf,
     the_chance,
 )

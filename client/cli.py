@@ -1,0 +1,176 @@
+"""The ``parlour`` command line.
+
+parlour games                               list the games and their options
+parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
+parlour play-local GAME [--seed N]          play a game in this terminal
+parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from parlour.games import Game, GameError, game_names, get_game
+from parlour.games.shuffle import SEED_BITS, check_seed
+
+
+class CommandError(Exception):
+    """A user error the command reports in one line, exiting with status 2."""
+
+
+def parse_seed(text: str) -> int:
+    """A seed from the command line: decimal, or hex with ``0x``."""
+    try:
+        seed = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    try:
+        return check_seed(seed)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise CommandError(f"an option is written NAME=VALUE, not {pair!r}")
+        options[key.strip()] = value.strip()
+    return options
+
+
+def new_seed() -> int:
+    """A fresh random seed of 128 bits."""
+    return secrets.randbits(128)
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    for name in game_names():
+        game = get_game(name)
+        direction = "higher" if game.higher_is_better else "lower"
+        low, high = game.score_range
+        print(f"{name:<18} {game.title}: {game.summary}")
+        print(f"{'':<18} score {low} to {high}, {direction} is better")
+        for option in game.options_spec:
+            values = "|".join(str(v).lower() if isinstance(v, bool) else str(v) for v in option.values)
+            default = str(option.default).lower() if isinstance(option.default, bool) else option.default
+            print(f"{'':<18} option {option.name}={values} (default {default}): {option.help}")
+    return 0
+
+
+def load_state(game: Game[Any], args: argparse.Namespace) -> tuple[Any, str]:
+    """The state named by ``--layout FILE`` or ``--seed N`` (a fresh seed if neither)."""
+    options = parse_options(args.option)
+    if getattr(args, "layout", None):
+        try:
+            text = Path(args.layout).read_text()
+        except OSError as error:
+            raise CommandError(f"cannot read {args.layout}: {error.strerror}") from None
+        return game.from_text(text, options), f"layout {args.layout}"
+    seed = new_seed() if args.seed is None else args.seed
+    return game.deal(seed, options), f"seed {seed}"
+
+
+def cmd_deal(args: argparse.Namespace) -> int:
+    game = get_game(args.game)
+    state, origin = load_state(game, args)
+    if args.view:
+        print(game.render(game.view(state, "player")))
+    else:
+        print(f"# {game.title}, {origin}", file=sys.stderr)
+        sys.stdout.write(game.to_text(state))
+    return 0
+
+
+def cmd_play_local(args: argparse.Namespace) -> int:
+    from parlour.client.line_play import play_local
+
+    game = get_game(args.game)
+    state, origin = load_state(game, args)
+    print(f"{game.title} ({origin}). Type 'help' for commands, '?' for the legal moves.")
+    play_local(game, state, sys.stdin, sys.stdout)
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from parlour.games.golf_solver import solve
+
+    if args.game != "golf":
+        raise CommandError(f"only golf has a solver so far, not {args.game!r}")
+    game = get_game("golf")
+    boards: list[tuple[str, Any]] = []
+    for path in args.board:
+        try:
+            boards.append((path, game.from_text(Path(path).read_text())))
+        except OSError as error:
+            raise CommandError(f"cannot read {path}: {error.strerror}") from None
+        except GameError as error:
+            raise CommandError(f"{path}: {error}") from None
+    boards += [(str(seed), game.deal(seed)) for seed in args.seed]
+    if not boards:
+        raise CommandError("name a board: --seed N or --board FILE (either may repeat)")
+    for label, state in boards:
+        solution = solve(state)
+        line = [move.text() for move in solution.line]
+        if args.json:
+            print(json.dumps({"board": label, "winnable": solution.winnable, "line": line}))
+        elif solution.winnable:
+            print(f"{label}: winnable in {len(line)} moves: {', '.join(line)}")
+        else:
+            print(f"{label}: not winnable")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="parlour", description="Parlour: solitaire races.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    games = commands.add_parser("games", help="list the games and their options")
+    games.set_defaults(run=cmd_games)
+
+    def game_args(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("game", metavar="GAME", help="a game name (see 'parlour games')")
+        sub.add_argument("--seed", type=parse_seed, help=f"the deal's seed, 0 to 2**{SEED_BITS}-1 (default: random)")
+        sub.add_argument("--layout", metavar="FILE", help="set the game up from a text layout instead")
+        sub.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
+
+    deal = commands.add_parser("deal", help="print a deal's full text layout (hidden cards included)")
+    game_args(deal)
+    deal.add_argument("--view", action="store_true", help="print the player's board instead")
+    deal.set_defaults(run=cmd_deal)
+
+    play = commands.add_parser("play-local", help="play a game in this terminal")
+    game_args(play)
+    play.set_defaults(run=cmd_play_local)
+
+    solve = commands.add_parser("solve", help="solve a Golf board with full knowledge of the deal")
+    solve.add_argument("game", metavar="GAME", help="the game (golf)")
+    solve.add_argument("--seed", type=parse_seed, action="append", default=[], help="a seed to deal (repeatable)")
+    solve.add_argument("--board", nargs="+", action="extend", default=[], metavar="FILE", help="board files")
+    solve.add_argument("--json", action="store_true", help="one JSON object per board")
+    solve.set_defaults(run=cmd_solve)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.run(args))
+    except (CommandError, GameError) as error:
+        print(f"parlour: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
