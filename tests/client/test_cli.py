@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from parlour.games import get_game, game_names
+from parlour.games import game_names, get_game
 
 
 def parlour(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
