@@ -1,0 +1,53 @@
+"""Typed error codes: every refusal the server sends names one of these."""
+
+from __future__ import annotations
+
+import enum
+
+
+class ErrorCode(enum.StrEnum):
+    """What went wrong, as a stable string a client can switch on."""
+
+    # The frame or message itself.
+    BAD_FRAME = "bad_frame"  # not a binary frame holding one msgpack value
+    BAD_MESSAGE = "bad_message"  # msgpack, but not a message of the right shape
+    UNKNOWN_TYPE = "unknown_type"  # a message type the server does not know
+    UNSUPPORTED_VERSION = "unsupported_version"  # the hello's version is not spoken here
+    TOO_LARGE = "too_large"  # the frame exceeds the server's size limit
+    RATE_LIMITED = "rate_limited"  # too many messages; ``retry_after`` says when to try again
+    # Identity.
+    NOT_IDENTIFIED = "not_identified"  # a request before the hello
+    ALREADY_IDENTIFIED = "already_identified"  # a second hello on one connection
+    BAD_TOKEN = "bad_token"  # the token names no identity
+    BAD_PASSWORD = "bad_password"  # the server's password is missing or wrong
+    # Lobby and races.
+    UNKNOWN_GAME = "unknown_game"
+    BAD_OPTIONS = "bad_options"
+    UNKNOWN_RACE = "unknown_race"  # no such race, or a private race without its code
+    RACE_FULL = "race_full"
+    RACE_STARTED = "race_started"  # the race no longer takes joins, leaves or ready changes
+    NOT_SEATED = "not_seated"  # the request needs a seat in that race
+    TOO_MANY_RACES = "too_many_races"  # the player's limit of open and live races is reached
+    FORBIDDEN = "forbidden"  # e.g. a racer watching their own live race
+    # Moves.
+    RACE_NOT_RUNNING = "race_not_running"
+    BAD_MOVE = "bad_move"  # not a move of this game at all
+    ILLEGAL_MOVE = "illegal_move"  # a move the rules refuse now; the message says why
+    STALE_SEQ = "stale_seq"  # the move's sequence number is not the next one
+    GAME_OVER = "game_over"  # this seat's game has ended
+    UNDO_NOT_ALLOWED = "undo_not_allowed"
+    NOT_FINISHED = "not_finished"  # e.g. a replay asked for before the race ends
+    # The server.
+    IDLE_TIMEOUT = "idle_timeout"
+    SHUTTING_DOWN = "shutting_down"
+    INTERNAL = "internal"
+
+
+class ProtocolError(Exception):
+    """A refusal with its code, a message for people and, for rate limits, a retry delay."""
+
+    def __init__(self, code: ErrorCode, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after

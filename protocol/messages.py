@@ -1,0 +1,400 @@
+"""Every message of the protocol, as a frozen dataclass with its wire ``TYPE``.
+
+Requests go from client to server and carry an ``id`` that the reply (or ``error``)
+echoes. Replies answer one request. Events are sent by the server unasked and carry no
+``id``. Field constraints live in each field's metadata and are checked by
+:meth:`Message.from_wire`; unknown fields are ignored, so a newer peer may add fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from parlour.protocol.errors import ErrorCode, ProtocolError
+
+PROTOCOL_VERSION = 1
+MAX_ID = 2**53 - 1
+JsonMap = dict[str, Any]
+
+
+def limits(lo: int, hi: int, default: Any = dataclasses.MISSING) -> Any:
+    """A field whose value (int) or length (str, list, map) lies in ``[lo, hi]``."""
+    if default is dataclasses.MISSING:
+        return field(metadata={"limits": (lo, hi)})
+    return field(default=default, metadata={"limits": (lo, hi)})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Message:
+    """Base of all messages. Subclasses set ``TYPE``."""
+
+    TYPE: ClassVar[str] = ""
+
+    def to_wire(self) -> JsonMap:
+        """The message as a map ready for msgpack; fields that are ``None`` are left out."""
+        out: JsonMap = {"type": self.TYPE}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value is not None:
+                out[f.name] = value
+        return out
+
+    @classmethod
+    def from_wire(cls, data: JsonMap) -> Message:
+        """Build and check a message from a decoded map (its ``type`` already matched)."""
+        values = {}
+        hints = _hints(cls)
+        for f in dataclasses.fields(cls):
+            if f.name in data and data[f.name] is not None:
+                values[f.name] = _check(cls.TYPE, f.name, data[f.name], hints[f.name], f.metadata.get("limits"))
+            elif (
+                f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING
+                and not _optional(hints[f.name])
+            ):
+                raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{cls.TYPE}: the field {f.name!r} is missing")
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Request(Message):
+    id: int = limits(1, MAX_ID)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reply(Message):
+    id: int = limits(1, MAX_ID)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event(Message):
+    pass
+
+
+# --- requests ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hello(Request):
+    """First message on every connection: who this is. No token: a new identity."""
+
+    TYPE: ClassVar[str] = "hello"
+    version: int = limits(1, 1000, PROTOCOL_VERSION)
+    name: str = limits(1, 32)
+    bot: bool = False
+    token: str | None = limits(1, 128, None)
+    password: str | None = limits(0, 128, None)
+    client: str | None = limits(0, 64, None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Lobby(Request):
+    """List the open and live public races, and the player's own."""
+
+    TYPE: ClassVar[str] = "lobby"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Create(Request):
+    """Create a race; the creator takes seat 0."""
+
+    TYPE: ClassVar[str] = "create"
+    game: str = limits(1, 32)
+    options: JsonMap | None = limits(0, 16, None)
+    seats: int = limits(1, 8, 2)
+    time_limit: int = limits(10, 86_400, 600)
+    public: bool = True
+    undo: bool = False
+    spectator_delay: int = limits(0, 3_600, 0)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Join(Request):
+    """Take a seat: a public race by ``race``, a private one by its ``code``."""
+
+    TYPE: ClassVar[str] = "join"
+    race: str | None = limits(1, 64, None)
+    code: str | None = limits(1, 64, None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leave(Request):
+    TYPE: ClassVar[str] = "leave"
+    race: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ready(Request):
+    TYPE: ClassVar[str] = "ready"
+    race: str = limits(1, 64)
+    ready: bool = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MakeMove(Request):
+    """Make ``move`` (wire form) as move number ``seq`` (0-based) of the player's game."""
+
+    TYPE: ClassVar[str] = "move"
+    race: str = limits(1, 64)
+    seq: int = limits(0, 1_000_000)
+    move: list[Any] = limits(1, 4)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Undo(Request):
+    """Take back the last move; ``seq`` is the number of moves made so far."""
+
+    TYPE: ClassVar[str] = "undo"
+    race: str = limits(1, 64)
+    seq: int = limits(0, 1_000_000)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Concede(Request):
+    TYPE: ClassVar[str] = "concede"
+    race: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Snapshot(Request):
+    """The full state of a race as this connection may see it (for resuming)."""
+
+    TYPE: ClassVar[str] = "snapshot"
+    race: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spectate(Request):
+    TYPE: ClassVar[str] = "spectate"
+    race: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unspectate(Request):
+    TYPE: ClassVar[str] = "unspectate"
+    race: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Replay(Request):
+    """The full replay of a finished race."""
+
+    TYPE: ClassVar[str] = "replay"
+    race: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ping(Request):
+    TYPE: ClassVar[str] = "ping"
+
+
+# --- replies -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Welcome(Reply):
+    """The hello's answer. ``token`` only for a new identity: keep it, it is shown once."""
+
+    TYPE: ClassVar[str] = "welcome"
+    version: int = PROTOCOL_VERSION
+    player: str = ""
+    name: str = ""
+    bot: bool = False
+    server: str = ""
+    token: str | None = None
+    races: list[Any] = field(default_factory=list)  # ids of live races the player is seated in
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Races(Reply):
+    TYPE: ClassVar[str] = "races"
+    races: list[Any] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceInfo(Reply):
+    """A race's summary (see the specification for its fields)."""
+
+    TYPE: ClassVar[str] = "race"
+    race: JsonMap = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ack(Reply):
+    """A move, undo or concede applied: the player's new view after ``seq`` moves."""
+
+    TYPE: ClassVar[str] = "ack"
+    race: str = ""
+    seq: int = 0
+    view: JsonMap = field(default_factory=dict)
+    duplicate: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ok(Reply):
+    TYPE: ClassVar[str] = "ok"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SnapshotInfo(Reply):
+    TYPE: ClassVar[str] = "snapshot"
+    race: JsonMap = field(default_factory=dict)
+    seat: int | None = None
+    seq: int = 0
+    view: JsonMap | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spectating(Reply):
+    TYPE: ClassVar[str] = "spectating"
+    race: JsonMap = field(default_factory=dict)
+    boards: list[Any] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReplayData(Reply):
+    TYPE: ClassVar[str] = "replay_data"
+    replay: JsonMap = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pong(Reply):
+    TYPE: ClassVar[str] = "pong"
+    time: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Error(Message):
+    """A refusal. ``id`` is the refused request's, or absent when no request caused it."""
+
+    TYPE: ClassVar[str] = "error"
+    code: str = ""
+    message: str = ""
+    id: int | None = None
+    retry_after: float | None = None
+
+
+# --- events --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RaceUpdate(Event):
+    """A race the connection is in or watching changed (seats, readiness, status)."""
+
+    TYPE: ClassVar[str] = "race_update"
+    race: JsonMap = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Countdown(Event):
+    TYPE: ClassVar[str] = "countdown"
+    race: str = ""
+    starts_in: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Start(Event):
+    """The race began: this seat's first view and the commitment to the secret seed."""
+
+    TYPE: ClassVar[str] = "start"
+    race: str = ""
+    seat: int = 0
+    commitment: str = ""
+    deadline: float = 0.0
+    seq: int = 0
+    view: JsonMap = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Progress(Event):
+    """Another seat's progress: never its board while the race runs."""
+
+    TYPE: ClassVar[str] = "progress"
+    race: str = ""
+    seat: int = 0
+    score: int | float = 0
+    moves: int = 0
+    finished: bool = False
+    ended: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class End(Event):
+    """The race is over: the ranking, and the seed and salt behind the commitment."""
+
+    TYPE: ClassVar[str] = "end"
+    race: str = ""
+    results: list[Any] = field(default_factory=list)
+    seed: str = ""
+    salt: str = ""
+    commitment: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Watch(Event):
+    """A spectated seat's public view after ``seq`` moves."""
+
+    TYPE: ClassVar[str] = "watch"
+    race: str = ""
+    seat: int = 0
+    seq: int = 0
+    view: JsonMap = field(default_factory=dict)
+
+
+MESSAGES: dict[str, type[Message]] = {
+    cls.TYPE: cls
+    for cls in (
+        Hello, Lobby, Create, Join, Leave, Ready, MakeMove, Undo, Concede, Snapshot, Spectate, Unspectate, Replay, Ping,
+        Welcome, Races, RaceInfo, Ack, Ok, SnapshotInfo, Spectating, ReplayData, Pong, Error,
+        RaceUpdate, Countdown, Start, Progress, End, Watch,
+    )
+}  # fmt: skip
+REQUESTS = {name: cls for name, cls in MESSAGES.items() if issubclass(cls, Request)}
+
+__all__ = [cls.__name__ for cls in MESSAGES.values()]
+
+# --- checking ------------------------------------------------------------------------
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    if cls not in _HINTS:
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
+
+
+def _optional(hint: Any) -> bool:
+    return isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint)
+
+
+def _check(mtype: str, name: str, value: Any, hint: Any, bounds: tuple[int, int] | None) -> Any:
+    """``value`` if it fits ``hint`` and ``bounds``, else a ``bad_message`` error naming the field."""
+    allowed = [a for a in typing.get_args(hint) if a is not type(None)] if _optional(hint) else [hint]
+    if isinstance(hint, types.UnionType) and not _optional(hint):
+        allowed = list(typing.get_args(hint))
+    for kind in allowed:
+        origin = typing.get_origin(kind) or kind
+        if origin is bool and type(value) is bool:
+            break
+        if origin is int and type(value) is int:
+            break
+        if origin is float and type(value) in (int, float):
+            value = float(value)
+            break
+        if origin in (str, list, dict) and type(value) is origin:
+            break
+    else:
+        expected = " or ".join(getattr(k, "__name__", str(k)) for k in allowed)
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{mtype}: {name!r} must be {expected}, not {type(value).__name__}")
+    if bounds is not None:
+        lo, hi = bounds
+        size = value if type(value) is int else len(value) if type(value) in (str, list, dict) else None
+        if size is not None and not lo <= size <= hi:
+            what = "" if type(value) is int else "the length of "
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{mtype}: {what}{name!r} must be from {lo} to {hi}")
+    return value
