@@ -128,6 +128,28 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    from parlour.server.config import Config
+    from parlour.server.embedded_redis import EmbeddedRedisError
+    from parlour.server.main import run
+
+    config = Config(
+        host=args.host,
+        port=args.port,
+        redis_url=args.redis_url,
+        data_dir=args.data_dir,
+        password=args.password,
+        grace=args.grace,
+        idle_timeout=args.idle_timeout,
+        max_frame=args.max_frame,
+        countdown=args.countdown,
+    )
+    try:
+        return run(config)
+    except EmbeddedRedisError as error:
+        raise CommandError(str(error)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="parlour", description="Parlour: solitaire races.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -156,6 +178,18 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--board", nargs="+", action="extend", default=[], metavar="FILE", help="board files")
     solve.add_argument("--json", action="store_true", help="one JSON object per board")
     solve.set_defaults(run=cmd_solve)
+
+    server = commands.add_parser("serve", help="run the race server (with an embedded Redis by default)")
+    server.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    server.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
+    server.add_argument("--redis-url", help="use this Redis (redis://..., unix://...) instead of the embedded one")
+    server.add_argument("--data-dir", type=Path, help="the embedded Redis's data directory")
+    server.add_argument("--password", help="make the server private: every hello must give this password")
+    server.add_argument("--grace", type=float, default=60.0, help="seconds a disconnected racer keeps the seat")
+    server.add_argument("--idle-timeout", type=float, default=600.0, help="seconds before an idle connection closes")
+    server.add_argument("--max-frame", type=int, default=16 * 1024, help="largest frame in bytes (default 16384)")
+    server.add_argument("--countdown", type=float, default=3.0, help="seconds from all ready to the start")
+    server.set_defaults(run=cmd_serve)
     return parser
 
 

@@ -36,7 +36,11 @@ def decode(data: object, allowed: dict[str, type[Message]] = MESSAGES) -> Messag
 
     Raises :class:`ProtocolError` with ``bad_frame``, ``bad_message`` or ``unknown_type``.
     """
-    value = decode_map(data)
+    return message_from_map(decode_map(data), allowed)
+
+
+def message_from_map(value: dict[str, Any], allowed: dict[str, type[Message]] = MESSAGES) -> Message:
+    """The typed message a decoded map holds; ``bad_message`` or ``unknown_type`` if none."""
     kind = value.get("type")
     if not isinstance(kind, str):
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message needs a string 'type'")

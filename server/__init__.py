@@ -1,0 +1,1 @@
+"""The race server: websockets, races, Redis persistence."""

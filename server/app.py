@@ -1,0 +1,607 @@
+"""The race server: one asyncio process serving websockets, with its state in Redis.
+
+A thin loop around the sans-I/O pieces: :mod:`parlour.protocol` reads and writes the
+frames, :mod:`parlour.server.race` keeps the rules of a race, :mod:`parlour.server.store`
+keeps everything in Redis. A move is acknowledged only once its log entry is in Redis,
+so a restart loses no acknowledged move. ``GET /healthz`` and ``GET /metrics`` are
+served on the same port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import Any
+
+from websockets.asyncio.server import Server as WsServer
+from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request as HttpRequest
+from websockets.http11 import Response as HttpResponse
+
+from parlour.games import CONCEDE, BadOptions, UnknownGame, get_game
+from parlour.protocol import ErrorCode, ProtocolError, encode
+from parlour.protocol import messages as m
+from parlour.protocol.codec import decode_map, message_from_map
+from parlour.protocol.messages import PROTOCOL_VERSION, REQUESTS, Message
+from parlour.server.config import Config
+from parlour.server.metrics import Metrics
+from parlour.server.race import UNDO, Race, Settings, Status
+from parlour.server.store import LogConflict, Player, Store
+
+SERVER_NAME = "parlour/0.1"
+FLOOD_CLOSE = 500  # refused messages in a row before a flooding connection is closed
+
+
+@dataclass(eq=False)
+class Connection:
+    """One websocket and what the server knows of its peer."""
+
+    ws: ServerConnection
+    rate: float
+    burst: int
+    player: Player | None = None
+    watching: set[str] = field(default_factory=set)
+    tokens: float = 0.0
+    stamp: float = field(default_factory=time.monotonic)
+    refused: int = 0
+
+    def __post_init__(self) -> None:
+        self.tokens = float(self.burst)
+
+    def take(self, now: float) -> float | None:
+        """Spend one message from the bucket; return the wait in seconds if it is empty."""
+        self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return None
+        return (1 - self.tokens) / self.rate
+
+    async def send(self, message: Message) -> None:
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(encode(message))
+
+
+class Server:
+    """Every race and connection of this node."""
+
+    def __init__(self, config: Config, store: Store) -> None:
+        self.config = config
+        self.store = store
+        self.races: dict[str, Race] = {}
+        self.codes: dict[str, str] = {}
+        self.connections: set[Connection] = set()
+        self.by_player: dict[str, set[Connection]] = defaultdict(set)
+        self.watchers: dict[str, set[Connection]] = defaultdict(set)
+        self.locks: dict[tuple[str, int], asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.history: dict[tuple[str, int], list[tuple[float, int, Any]]] = defaultdict(list)
+        self.timers: dict[Any, asyncio.Task[None]] = {}
+        self.metrics = Metrics(self._gauges)
+        self.closing = False
+        self.handlers: dict[type[Message], Callable[[Connection, Any], Awaitable[Message | None]]] = {
+            m.Lobby: self.on_lobby,
+            m.Create: self.on_create,
+            m.Join: self.on_join,
+            m.Leave: self.on_leave,
+            m.Ready: self.on_ready,
+            m.MakeMove: self.on_move,
+            m.Undo: self.on_undo,
+            m.Concede: self.on_concede,
+            m.Snapshot: self.on_snapshot,
+            m.Spectate: self.on_spectate,
+            m.Unspectate: self.on_unspectate,
+            m.Replay: self.on_replay,
+            m.Ping: self.on_ping,
+        }
+
+    # --- start and stop --------------------------------------------------------------
+
+    async def recover(self) -> None:
+        """Rebuild every unfinished race from Redis (after a restart or a crash)."""
+        now = time.time()
+        for race_id in await self.store.active_race_ids():
+            race = await self.store.load_race(race_id)
+            if race is None:
+                continue
+            self._adopt(race)
+            if race.status is Status.RUNNING:
+                if race.all_over() or (race.deadline or now) <= now:
+                    await self._finish(race)
+                    continue
+                self._schedule(("deadline", race.id), race.deadline or now, self._deadline, race)
+                for index, seat in enumerate(race.seats):
+                    if seat.state.ended is None:
+                        self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
+            elif race.status is Status.COUNTDOWN:
+                self._schedule(("start", race.id), max(now, race.starts_at or now), self._start, race)
+
+    async def shutdown(self) -> None:
+        """Tell every client the server is going away and close their connections."""
+        self.closing = True
+        for task in list(self.timers.values()):
+            task.cancel()
+        farewell = m.Error(code=ErrorCode.SHUTTING_DOWN, message="the server is shutting down; reconnect soon")
+        for conn in list(self.connections):
+            await conn.send(farewell)
+            with contextlib.suppress(Exception):
+                await conn.ws.close(1001, "server shutting down")
+
+    def _gauges(self) -> dict[str, float]:
+        by_status = defaultdict(int)
+        for race in self.races.values():
+            by_status[race.status.value] += 1
+        gauges: dict[str, float] = {"connections": len(self.connections)}
+        for status in Status:
+            gauges[f"races_{status.value}"] = by_status[status.value]
+        return gauges
+
+    # --- http ------------------------------------------------------------------------
+
+    async def process_request(self, connection: ServerConnection, request: HttpRequest) -> HttpResponse | None:
+        """Answer ``/healthz`` and ``/metrics``; let websocket upgrades through."""
+        if request.path == "/healthz":
+            try:
+                healthy = await asyncio.wait_for(self.store.ping(), timeout=2)
+            except Exception:
+                healthy = False
+            if healthy and not self.closing:
+                return connection.respond(HTTPStatus.OK, "ok\n")
+            return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "unavailable\n")
+        if request.path == "/metrics":
+            response = connection.respond(HTTPStatus.OK, self.metrics.render())
+            response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
+            return response
+        return None
+
+    # --- the connection loop ---------------------------------------------------------
+
+    async def handle(self, ws: ServerConnection) -> None:
+        conn = Connection(ws, self.config.rate, self.config.burst)
+        self.connections.add(conn)
+        self.metrics.connections_total += 1
+        try:
+            while True:
+                try:
+                    frame = await asyncio.wait_for(ws.recv(), timeout=self.config.idle_timeout)
+                except TimeoutError:
+                    await self._refuse(conn, None, ProtocolError(ErrorCode.IDLE_TIMEOUT, "no message for too long"))
+                    await ws.close(1000, "idle timeout")
+                    return
+                await self._serve_frame(conn, frame)
+                if conn.refused >= FLOOD_CLOSE:
+                    await ws.close(1008, "too many refused messages")
+                    return
+        except ConnectionClosed:
+            pass
+        finally:
+            self._disconnected(conn)
+
+    async def _serve_frame(self, conn: Connection, frame: str | bytes) -> None:
+        started = time.perf_counter()
+        request_id = None
+        try:
+            wait = conn.take(time.monotonic())
+            if wait is not None:
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down", retry_after=round(wait, 3))
+            raw = decode_map(frame)
+            if type(raw.get("id")) is int:
+                request_id = raw["id"]
+            message = message_from_map(raw, REQUESTS)
+            if isinstance(message, m.Hello):
+                reply = await self.on_hello(conn, message)
+            elif conn.player is None:
+                raise ProtocolError(ErrorCode.NOT_IDENTIFIED, "say hello first")
+            else:
+                reply = await self.handlers[type(message)](conn, message)
+            if reply is not None:
+                await conn.send(reply)
+            conn.refused = 0
+            if isinstance(message, m.MakeMove | m.Undo):
+                self.metrics.observe_move(time.perf_counter() - started)
+        except ProtocolError as error:
+            await self._refuse(conn, request_id, error)
+
+    async def _refuse(self, conn: Connection, request_id: int | None, error: ProtocolError) -> None:
+        conn.refused += 1
+        self.metrics.errors[error.code.value] += 1
+        await conn.send(m.Error(code=error.code, message=error.message, id=request_id, retry_after=error.retry_after))
+
+    def _disconnected(self, conn: Connection) -> None:
+        self.connections.discard(conn)
+        for race_id in conn.watching:
+            self.watchers[race_id].discard(conn)
+        if conn.player is None:
+            return
+        peers = self.by_player[conn.player.id]
+        peers.discard(conn)
+        if peers or self.closing:
+            return
+        now = time.time()
+        for race in self.races.values():
+            index = race.seat_of(conn.player.id)
+            if index is not None and race.status is Status.RUNNING and race.seats[index].state.ended is None:
+                self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
+
+    # --- identity and lobby ----------------------------------------------------------
+
+    async def on_hello(self, conn: Connection, msg: m.Hello) -> Message:
+        if conn.player is not None:
+            raise ProtocolError(ErrorCode.ALREADY_IDENTIFIED, "this connection already said hello")
+        if msg.version != PROTOCOL_VERSION:
+            raise ProtocolError(
+                ErrorCode.UNSUPPORTED_VERSION, f"this server speaks protocol version {PROTOCOL_VERSION}"
+            )
+        if self.config.password is not None and not secrets.compare_digest(
+            (msg.password or "").encode(), self.config.password.encode()
+        ):
+            raise ProtocolError(ErrorCode.BAD_PASSWORD, "this server needs its password in the hello")
+        token = None
+        if msg.token is None:
+            player, token = await self.store.create_player(msg.name, msg.bot)
+        else:
+            found = await self.store.player_by_token(msg.token)
+            if found is None:
+                raise ProtocolError(ErrorCode.BAD_TOKEN, "no identity has this token; say hello without one")
+            player = found
+            if (player.name, player.bot) != (msg.name, msg.bot):
+                await self.store.rename(player.id, msg.name, msg.bot)
+                player = Player(player.id, msg.name, msg.bot)
+        conn.player = player
+        self.by_player[player.id].add(conn)
+        live = []
+        for race in self.races.values():
+            index = race.seat_of(player.id)
+            if index is not None and race.status is not Status.FINISHED:
+                live.append(race.id)
+                self._cancel(("grace", race.id, index))
+        return m.Welcome(
+            id=msg.id,
+            player=player.id,
+            name=player.name,
+            bot=player.bot,
+            server=f"{SERVER_NAME} ({self.config.node})",
+            token=token,
+            races=live,
+        )
+
+    async def on_lobby(self, conn: Connection, msg: m.Lobby) -> Message:
+        player = self._player(conn)
+        shown = [
+            race.summary(player.id)
+            for race in self.races.values()
+            if race.status is not Status.FINISHED and (race.settings.public or race.seat_of(player.id) is not None)
+        ]
+        return m.Races(id=msg.id, races=shown)
+
+    async def on_create(self, conn: Connection, msg: m.Create) -> Message:
+        player = self._player(conn)
+        try:
+            game = get_game(msg.game)
+            options = game.resolve_options(msg.options)
+        except UnknownGame as error:
+            raise ProtocolError(ErrorCode.UNKNOWN_GAME, str(error)) from None
+        except BadOptions as error:
+            raise ProtocolError(ErrorCode.BAD_OPTIONS, str(error)) from None
+        self._check_race_limit(player)
+        settings = Settings(
+            game=game.name,
+            options=options,
+            seats=msg.seats,
+            time_limit=msg.time_limit,
+            public=msg.public,
+            undo=msg.undo,
+            spectator_delay=msg.spectator_delay,
+        )
+        race = Race(id=secrets.token_hex(5), settings=settings, created_by=player.id, created_at=time.time())
+        race.join(player.id, player.name, player.bot)
+        self._adopt(race)
+        await self.store.save_race(race)
+        return m.RaceInfo(id=msg.id, race=race.summary(player.id))
+
+    async def on_join(self, conn: Connection, msg: m.Join) -> Message:
+        player = self._player(conn)
+        race_id = self.codes.get(msg.code.upper()) if msg.code else msg.race
+        race = self.races.get(race_id or "")
+        if race is None or (msg.code is None and not race.settings.public and race.seat_of(player.id) is None):
+            raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no open race with that id or code")
+        if race.seat_of(player.id) is None:
+            self._check_race_limit(player)
+        race.join(player.id, player.name, player.bot)
+        await self.store.save_race(race)
+        self._announce(race)
+        return m.RaceInfo(id=msg.id, race=race.summary(player.id))
+
+    async def on_leave(self, conn: Connection, msg: m.Leave) -> Message:
+        player = self._player(conn)
+        race = self._race(msg.race)
+        race.leave(player.id)
+        self._cancel(("start", race.id))
+        if race.seats:
+            await self.store.save_race(race)
+            self._announce(race)
+        else:
+            await self.store.delete_race(race.id)
+            self._forget(race)
+        return m.Ok(id=msg.id)
+
+    async def on_ready(self, conn: Connection, msg: m.Ready) -> Message:
+        player = self._player(conn)
+        race = self._race(msg.race)
+        all_ready = race.set_ready(player.id, msg.ready)
+        if all_ready and race.status is Status.OPEN:
+            race.begin_countdown(time.time() + self.config.countdown)
+            self._schedule(("start", race.id), race.starts_at or 0, self._start, race)
+            self._send_seats(race, m.Countdown(race=race.id, starts_in=self.config.countdown))
+        elif not msg.ready:
+            self._cancel(("start", race.id))
+        await self.store.save_race(race)
+        self._announce(race)
+        return m.RaceInfo(id=msg.id, race=race.summary(player.id))
+
+    # --- play ------------------------------------------------------------------------
+
+    async def on_move(self, conn: Connection, msg: m.MakeMove) -> Message:
+        return await self._entry(conn, msg.id, msg.race, msg.seq, list(msg.move))
+
+    async def on_undo(self, conn: Connection, msg: m.Undo) -> Message:
+        return await self._entry(conn, msg.id, msg.race, msg.seq, list(UNDO))
+
+    async def on_concede(self, conn: Connection, msg: m.Concede) -> Message:
+        player = self._player(conn)
+        race = self._race(msg.race)
+        index = race.seat_of(player.id)
+        if index is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat in this race")
+        return await self._entry(conn, msg.id, msg.race, race.seats[index].seq, CONCEDE.wire())
+
+    async def _entry(self, conn: Connection, request_id: int, race_id: str, seq: int, entry: list[Any]) -> Message:
+        """Check, persist and apply one log entry (a move, an undo or a concession)."""
+        player = self._player(conn)
+        race = self._race(race_id)
+        index, seen = race.check_entry(player.id, seq)
+        async with self.locks[(race.id, index)]:
+            index, seen = race.check_entry(player.id, seq)
+            seat = race.seats[index]
+            if seen:
+                if seat.log[seq] != entry:
+                    raise ProtocolError(ErrorCode.STALE_SEQ, f"entry {seq} is already another move")
+                view = race.game.view(seat.state, "player")
+                return m.Ack(id=request_id, race=race.id, seq=seat.seq, view=view, duplicate=True)
+            state = race.next_state(index, entry)
+            await self._persist(race, index, seq, entry)
+            race.record(index, entry, state, time.time())
+        await self._after_entry(race, index)
+        return m.Ack(id=request_id, race=race.id, seq=seat.seq, view=race.game.view(seat.state, "player"))
+
+    async def _persist(self, race: Race, index: int, seq: int, entry: list[Any]) -> None:
+        try:
+            await self.store.append(race.id, index, seq, entry)
+        except LogConflict as conflict:
+            raise ProtocolError(ErrorCode.STALE_SEQ, f"the log already holds {conflict.length} entries") from None
+
+    async def _after_entry(self, race: Race, index: int) -> None:
+        seat = race.seats[index]
+        self._send_seats(race, m.Progress(race=race.id, **race.progress(index)), skip=seat.player)
+        self._watch(race, index)
+        if seat.state.ended is not None:
+            self._cancel(("grace", race.id, index))
+            await self.store.save_race(race)
+            if race.all_over():
+                await self._finish(race)
+
+    async def on_snapshot(self, conn: Connection, msg: m.Snapshot) -> Message:
+        player = self._player(conn)
+        race = self._race(msg.race)
+        index = race.seat_of(player.id)
+        if index is None or race.status in (Status.OPEN, Status.COUNTDOWN):
+            return m.SnapshotInfo(id=msg.id, race=race.summary(player.id), seat=index)
+        seat = race.seats[index]
+        view = race.game.view(seat.state, "player")
+        return m.SnapshotInfo(id=msg.id, race=race.summary(player.id), seat=index, seq=seat.seq, view=view)
+
+    async def on_spectate(self, conn: Connection, msg: m.Spectate) -> Message:
+        player = self._player(conn)
+        race = self._race(msg.race)
+        if race.status is Status.RUNNING and race.seat_of(player.id) is not None:
+            raise ProtocolError(ErrorCode.FORBIDDEN, "a racer cannot watch their own race while it runs")
+        self.watchers[race.id].add(conn)
+        conn.watching.add(race.id)
+        boards = []
+        if race.status in (Status.RUNNING, Status.FINISHED):
+            cutoff = time.time() - race.settings.spectator_delay
+            for index in range(len(race.seats)):
+                shown = self._delayed(race, index, cutoff)
+                if shown is not None:
+                    seq, state = shown
+                    boards.append({"seat": index, "seq": seq, "view": race.game.view(state, "public")})
+        return m.Spectating(id=msg.id, race=race.summary(), boards=boards)
+
+    async def on_unspectate(self, conn: Connection, msg: m.Unspectate) -> Message:
+        self.watchers[msg.race].discard(conn)
+        conn.watching.discard(msg.race)
+        return m.Ok(id=msg.id)
+
+    async def on_replay(self, conn: Connection, msg: m.Replay) -> Message:
+        race = self.races.get(msg.race) or await self.store.load_race(msg.race)
+        if race is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
+        if race.status is not Status.FINISHED:
+            raise ProtocolError(ErrorCode.NOT_FINISHED, "the replay is published when the race ends")
+        return m.ReplayData(id=msg.id, replay=replay_of(race))
+
+    async def on_ping(self, conn: Connection, msg: m.Ping) -> Message:
+        return m.Pong(id=msg.id, time=time.time())
+
+    # --- the clock -------------------------------------------------------------------
+
+    async def _start(self, race: Race) -> None:
+        if race.status is not Status.COUNTDOWN:
+            return
+        race.start(time.time())
+        await self.store.save_race(race)
+        for index, seat in enumerate(race.seats):
+            self.history[(race.id, index)].append((race.started_at or 0, 0, seat.state))
+            start = m.Start(
+                race=race.id,
+                seat=index,
+                commitment=race.commitment or "",
+                deadline=race.deadline or 0,
+                seq=0,
+                view=race.game.view(seat.state, "player"),
+            )
+            self._send_player(seat.player, start)
+            if seat.player not in self.by_player or not self.by_player[seat.player]:
+                self._schedule(("grace", race.id, index), time.time() + self.config.grace, self._grace, race, index)
+        self._announce(race)
+        self._schedule(("deadline", race.id), race.deadline or 0, self._deadline, race)
+        if race.all_over():
+            await self._finish(race)
+
+    async def _deadline(self, race: Race) -> None:
+        if race.status is Status.RUNNING:
+            await self._finish(race)
+
+    async def _grace(self, race: Race, index: int) -> None:
+        """A racer stayed away past the grace period: their game is conceded."""
+        seat = race.seats[index]
+        if race.status is not Status.RUNNING or self.by_player.get(seat.player):
+            return
+        async with self.locks[(race.id, index)]:
+            if seat.state.ended is not None:
+                return
+            entry = CONCEDE.wire()
+            state = race.next_state(index, entry)
+            await self.store.append(race.id, index, seat.seq, entry)
+            race.record(index, entry, state, time.time())
+        await self._after_entry(race, index)
+
+    async def _finish(self, race: Race) -> None:
+        if race.status is Status.FINISHED:
+            return
+        results = race.finish(time.time())
+        await self.store.save_race(race)
+        for key in [k for k in self.timers if isinstance(k, tuple) and k[1] == race.id]:
+            self._cancel(key)
+        end = m.End(
+            race=race.id,
+            results=results,
+            seed=f"{race.seed:x}",
+            salt=(race.salt or b"").hex(),
+            commitment=race.commitment or "",
+        )
+        self._send_seats(race, end)
+        self._broadcast(self.watchers.get(race.id, ()), end)
+        self._announce(race)
+
+    def _schedule(self, key: Any, when: float, action: Callable[..., Awaitable[None]], *args: Any) -> None:
+        """Run ``action(*args)`` at unix time ``when``, replacing any timer under ``key``."""
+        self._cancel(key)
+
+        async def later() -> None:
+            await asyncio.sleep(max(0.0, when - time.time()))
+            self.timers.pop(key, None)
+            await action(*args)
+
+        self.timers[key] = asyncio.create_task(later())
+
+    def _cancel(self, key: Any) -> None:
+        task = self.timers.pop(key, None)
+        if task is not None and task is not asyncio.current_task():
+            task.cancel()
+
+    # --- helpers ---------------------------------------------------------------------
+
+    def _player(self, conn: Connection) -> Player:
+        assert conn.player is not None
+        return conn.player
+
+    def _race(self, race_id: str) -> Race:
+        race = self.races.get(race_id)
+        if race is None:
+            raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
+        return race
+
+    def _adopt(self, race: Race) -> None:
+        self.races[race.id] = race
+        self.codes[race.code] = race.id
+        if race.status in (Status.RUNNING, Status.FINISHED):
+            for index, seat in enumerate(race.seats):
+                self.history[(race.id, index)] = [(time.time() - 10**9, seat.seq, seat.state)]
+
+    def _forget(self, race: Race) -> None:
+        self.races.pop(race.id, None)
+        self.codes.pop(race.code, None)
+
+    def _check_race_limit(self, player: Player) -> None:
+        mine = sum(
+            1 for r in self.races.values() if r.status is not Status.FINISHED and r.seat_of(player.id) is not None
+        )
+        if mine >= self.config.max_races:
+            raise ProtocolError(ErrorCode.TOO_MANY_RACES, f"you are already in {mine} races (the limit)")
+
+    def _announce(self, race: Race) -> None:
+        for seat in race.seats:
+            self._send_player(seat.player, m.RaceUpdate(race=race.summary(seat.player)))
+        self._broadcast(self.watchers.get(race.id, ()), m.RaceUpdate(race=race.summary()))
+
+    def _send_seats(self, race: Race, message: Message, skip: str | None = None) -> None:
+        for seat in race.seats:
+            if seat.player != skip:
+                self._send_player(seat.player, message)
+
+    def _send_player(self, player: str, message: Message) -> None:
+        self._broadcast(self.by_player.get(player, ()), message)
+
+    def _broadcast(self, conns: Iterable[Connection], message: Message) -> None:
+        sockets = [c.ws for c in conns]
+        if sockets:
+            broadcast(sockets, encode(message))
+
+    def _watch(self, race: Race, index: int) -> None:
+        """Send spectators the seat's new public view, after the race's delay."""
+        seat = race.seats[index]
+        self.history[(race.id, index)].append((time.time(), seat.seq, seat.state))
+        watch = m.Watch(race=race.id, seat=index, seq=seat.seq, view=race.game.view(seat.state, "public"))
+        delay = race.settings.spectator_delay
+        if delay <= 0:
+            self._broadcast(self.watchers.get(race.id, ()), watch)
+        else:
+            asyncio.get_running_loop().call_later(delay, lambda: self._broadcast(self.watchers.get(race.id, ()), watch))
+
+    def _delayed(self, race: Race, index: int, cutoff: float) -> tuple[int, Any] | None:
+        shown = None
+        for stamp, seq, state in self.history[(race.id, index)]:
+            if stamp > cutoff:
+                break
+            shown = (seq, state)
+        return shown
+
+
+def replay_of(race: Race) -> dict[str, Any]:
+    """Everything needed to verify a finished race: ``parlour verify`` reads this."""
+    return {
+        "format": "parlour-replay-1",
+        "race": race.id,
+        "game": race.settings.game,
+        "options": dict(race.settings.options),
+        "seed": f"{race.seed:x}",
+        "salt": (race.salt or b"").hex(),
+        "commitment": race.commitment or "",
+        "started_at": race.started_at,
+        "ended_at": race.ended_at,
+        "seats": [
+            {"seat": i, "player": s.player, "name": s.name, "bot": s.bot, "log": s.log}
+            for i, s in enumerate(race.seats)
+        ],
+        "results": race.results or [],
+    }
+
+
+__all__ = ["Connection", "Server", "WsServer", "replay_of"]

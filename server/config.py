@@ -1,0 +1,23 @@
+"""The server's settings, with the defaults a new user gets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 8765
+    redis_url: str | None = None  # None: start the embedded Redis under data_dir
+    data_dir: Path | None = None  # None: the default data directory
+    password: str | None = None  # a private server asks every hello for it
+    max_frame: int = 16 * 1024  # bytes; larger frames close the connection (1009)
+    rate: float = 50.0  # messages per second a connection may send on average
+    burst: int = 200  # messages a connection may send at once
+    max_races: int = 5  # open and live races a player may be seated in
+    idle_timeout: float = 600.0  # seconds without a message before the server closes
+    grace: float = 60.0  # seconds a disconnected racer keeps the seat before conceding
+    countdown: float = 3.0  # seconds between every seat ready and the start
+    node: str = "parlour"  # the server's name in the welcome

@@ -1,0 +1,70 @@
+"""``parlour serve``: start Redis (embedded unless a URL is given), the server, and stop cleanly.
+
+On start the server prints one line, ``parlour: listening on ws://HOST:PORT``, once it
+accepts connections (with ``--port 0`` the line names the port it got). SIGTERM and
+SIGINT stop it: clients are told, connections close, Redis stops if it is embedded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from pathlib import Path
+
+import redis.asyncio as aioredis
+from websockets.asyncio.server import serve
+
+from parlour.server.app import Server
+from parlour.server.config import Config
+from parlour.server.embedded_redis import EmbeddedRedis, default_data_dir
+from parlour.server.store import Store
+
+
+async def serve_forever(config: Config, redis_url: str) -> None:
+    """Serve until SIGTERM or SIGINT."""
+    store = Store(aioredis.from_url(redis_url))
+    await store.ping()
+    server = Server(config, store)
+    await server.recover()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with serve(
+        server.handle,
+        config.host,
+        config.port,
+        process_request=server.process_request,
+        max_size=config.max_frame,
+        compression=None,
+        ping_interval=20,
+        ping_timeout=20,
+    ) as ws_server:
+        host, port = next(iter(ws_server.sockets)).getsockname()[:2]
+        print(f"parlour: listening on ws://{host}:{port}", flush=True)
+        await stop.wait()
+        print("parlour: shutting down", flush=True)
+        await server.shutdown()
+    await store.close()
+
+
+def run(config: Config) -> int:
+    """Run the server with ``config``; return the process exit status."""
+    embedded = None
+    redis_url = config.redis_url
+    if redis_url is None:
+        data_dir = Path(config.data_dir) if config.data_dir else default_data_dir()
+        embedded = EmbeddedRedis(data_dir)
+        embedded.start()
+        redis_url = embedded.url
+        print(f"parlour: data in {data_dir} (embedded Redis)", flush=True)
+    try:
+        asyncio.run(serve_forever(config, redis_url))
+    except OSError as error:
+        print(f"parlour: error: cannot serve on {config.host}:{config.port}: {error.strerror}", file=sys.stderr)
+        return 1
+    finally:
+        if embedded is not None:
+            embedded.stop()
+    return 0

@@ -1,0 +1,45 @@
+"""Counters and a latency histogram, rendered in the Prometheus text format."""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Callable
+
+# Upper bounds in seconds of the move latency buckets.
+BUCKETS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
+
+
+class Metrics:
+    """What ``GET /metrics`` reports. ``gauges`` are read when the page is rendered."""
+
+    def __init__(self, gauges: Callable[[], dict[str, float]]) -> None:
+        self.gauges = gauges
+        self.moves = 0
+        self.connections_total = 0
+        self.errors: Counter[str] = Counter()
+        self._bucket_counts = [0] * (len(BUCKETS) + 1)
+        self._latency_sum = 0.0
+
+    def observe_move(self, seconds: float) -> None:
+        self.moves += 1
+        self._bucket_counts[bisect.bisect_left(BUCKETS, seconds)] += 1
+        self._latency_sum += seconds
+
+    def render(self) -> str:
+        lines = []
+        for name, value in sorted(self.gauges().items()):
+            lines += [f"# TYPE parlour_{name} gauge", f"parlour_{name} {value}"]
+        lines += ["# TYPE parlour_connections_total counter", f"parlour_connections_total {self.connections_total}"]
+        lines += ["# TYPE parlour_moves_total counter", f"parlour_moves_total {self.moves}"]
+        lines.append("# TYPE parlour_errors_total counter")
+        lines += [f'parlour_errors_total{{code="{code}"}} {n}' for code, n in sorted(self.errors.items())]
+        lines.append("# TYPE parlour_move_latency_seconds histogram")
+        running = 0
+        for bound, count in zip(BUCKETS, self._bucket_counts, strict=False):
+            running += count
+            lines.append(f'parlour_move_latency_seconds_bucket{{le="{bound}"}} {running}')
+        lines.append(f'parlour_move_latency_seconds_bucket{{le="+Inf"}} {self.moves}')
+        lines.append(f"parlour_move_latency_seconds_sum {self._latency_sum:.6f}")
+        lines.append(f"parlour_move_latency_seconds_count {self.moves}")
+        return "\n".join(lines) + "\n"

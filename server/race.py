@@ -1,0 +1,319 @@
+"""A race: its settings, seats and per-seat games, as plain in-memory logic (no I/O).
+
+Every seat plays its own copy of the same deal. A seat's game is rebuilt from its log,
+an append-only list of entries in wire form: moves, ``["concede"]`` and, where the race
+allows undo, ``["undo"]`` (which takes back the last move). A seat's ``seq`` is the
+number of entries in its log: a request that changes the game names the ``seq`` it
+expects to become entry number ``seq``.
+
+The seed is drawn from :mod:`secrets` when the race starts and stays secret until it
+ends; the commitment published at the start is ``SHA-256(salt || seed as 32 bytes
+big-endian)`` in hex, with a 16-byte random salt.
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from parlour.games import CONCEDE, Ending, Game, GameError, IllegalMove, Move, get_game, score_wire
+from parlour.protocol import ErrorCode, ProtocolError
+
+SEED_BITS = 128
+UNDO = ["undo"]
+CONCEDE_WIRE = CONCEDE.wire()
+
+
+class Status(enum.StrEnum):
+    OPEN = "open"  # taking seats
+    COUNTDOWN = "countdown"  # every seat ready; starting soon
+    RUNNING = "running"
+    FINISHED = "finished"
+
+
+def commitment(seed: int, salt: bytes) -> str:
+    """The hex SHA-256 of the salt followed by the seed as 32 big-endian bytes."""
+    return hashlib.sha256(salt + seed.to_bytes(32, "big")).hexdigest()
+
+
+@dataclass
+class Settings:
+    """What the creator chose; fixed once the race exists."""
+
+    game: str
+    options: dict[str, Any]
+    seats: int = 2
+    time_limit: int = 600  # seconds, from the start
+    public: bool = True
+    undo: bool = False
+    spectator_delay: int = 0  # seconds
+
+
+@dataclass
+class Seat:
+    """One racer's place in a race, and, once it runs, their game."""
+
+    player: str
+    name: str
+    bot: bool = False
+    ready: bool = False
+    log: list[list[Any]] = field(default_factory=list)
+    states: list[Any] = field(default_factory=list)  # states[i]: after i moves still standing
+    finished_at: float | None = None  # when the game ended, by its rules or a concession
+
+    @property
+    def state(self) -> Any:
+        return self.states[-1]
+
+    @property
+    def seq(self) -> int:
+        return len(self.log)
+
+    @property
+    def moves(self) -> int:
+        """Moves made and still standing (undone moves and concessions do not count)."""
+        conceded = bool(self.log) and self.log[-1] == CONCEDE_WIRE
+        return len(self.states) - 1 - conceded
+
+
+@dataclass
+class Race:
+    """A race and its seats. Methods check the rules of the race, not of the game."""
+
+    id: str
+    settings: Settings
+    created_by: str
+    created_at: float
+    code: str = field(default_factory=lambda: secrets.token_hex(3).upper())
+    seats: list[Seat] = field(default_factory=list)
+    status: Status = Status.OPEN
+    starts_at: float | None = None
+    started_at: float | None = None
+    deadline: float | None = None
+    ended_at: float | None = None
+    seed: int | None = None
+    salt: bytes | None = None
+    results: list[dict[str, Any]] | None = None
+
+    @property
+    def game(self) -> Game[Any]:
+        return get_game(self.settings.game)
+
+    def seat_of(self, player: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.player == player:
+                return index
+        return None
+
+    # --- the lobby -------------------------------------------------------------------
+
+    def join(self, player: str, name: str, bot: bool) -> int:
+        """Seat ``player``; return the seat. Joining twice returns the same seat."""
+        index = self.seat_of(player)
+        if index is not None:
+            return index
+        if self.status is not Status.OPEN:
+            raise ProtocolError(ErrorCode.RACE_STARTED, "the race has started; watch it instead")
+        if len(self.seats) >= self.settings.seats:
+            raise ProtocolError(ErrorCode.RACE_FULL, f"all {self.settings.seats} seats are taken")
+        self.seats.append(Seat(player, name, bot))
+        return len(self.seats) - 1
+
+    def leave(self, player: str) -> None:
+        """Give up a seat before the start (a countdown stops)."""
+        index = self._seated(player)
+        if self.status not in (Status.OPEN, Status.COUNTDOWN):
+            raise ProtocolError(ErrorCode.RACE_STARTED, "the race has started: concede instead")
+        del self.seats[index]
+        self.status = Status.OPEN
+        self.starts_at = None
+
+    def set_ready(self, player: str, ready: bool) -> bool:
+        """Mark a seat ready or not; return whether every seat is now ready."""
+        index = self._seated(player)
+        if self.status not in (Status.OPEN, Status.COUNTDOWN):
+            raise ProtocolError(ErrorCode.RACE_STARTED, "the race has started")
+        self.seats[index].ready = ready
+        if not ready and self.status is Status.COUNTDOWN:
+            self.status = Status.OPEN
+            self.starts_at = None
+        return all(seat.ready for seat in self.seats) and len(self.seats) == self.settings.seats
+
+    def begin_countdown(self, starts_at: float) -> None:
+        self.status = Status.COUNTDOWN
+        self.starts_at = starts_at
+
+    def start(self, now: float, seed: int | None = None, salt: bytes | None = None) -> None:
+        """Deal every seat the same game from a fresh secret seed (or the given one)."""
+        self.seed = secrets.randbits(SEED_BITS) if seed is None else seed
+        self.salt = secrets.token_bytes(16) if salt is None else salt
+        self.status = Status.RUNNING
+        self.started_at = now
+        self.deadline = now + self.settings.time_limit
+        first = self.game.deal(self.seed, self.settings.options)
+        for seat in self.seats:
+            seat.states = [first]
+            seat.log = []
+            if first.ended is not None:
+                seat.finished_at = now
+
+    @property
+    def commitment(self) -> str | None:
+        if self.seed is None or self.salt is None:
+            return None
+        return commitment(self.seed, self.salt)
+
+    # --- play ------------------------------------------------------------------------
+
+    def check_entry(self, player: str, seq: int) -> tuple[int, bool]:
+        """The seat of ``player`` and whether entry ``seq`` is already in its log.
+
+        Raises ``race_not_running``, ``not_seated`` or ``stale_seq``.
+        """
+        index = self._seated(player)
+        if self.status is not Status.RUNNING:
+            raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, f"the race is {self.status.value}")
+        seat = self.seats[index]
+        if seq < seat.seq:
+            return index, True
+        if seq > seat.seq:
+            raise ProtocolError(ErrorCode.STALE_SEQ, f"entry {seq} is not next: this game has {seat.seq} entries")
+        return index, False
+
+    def next_state(self, index: int, entry: list[Any]) -> Any:
+        """The state that ``entry`` would produce for seat ``index``, without recording it.
+
+        Raises ``game_over``, ``undo_not_allowed``, ``bad_move`` or ``illegal_move``.
+        """
+        seat = self.seats[index]
+        game = self.game
+        if seat.state.ended is not None:
+            raise ProtocolError(ErrorCode.GAME_OVER, f"this game is over ({seat.state.ended.value})")
+        if entry == UNDO:
+            if not self.settings.undo:
+                raise ProtocolError(ErrorCode.UNDO_NOT_ALLOWED, "this race does not allow undo")
+            if seat.moves == 0:
+                raise ProtocolError(ErrorCode.ILLEGAL_MOVE, "there is no move to undo")
+            return seat.states[-2]
+        try:
+            move = Move.from_wire(entry)
+            return game.apply(seat.state, move)
+        except IllegalMove as error:
+            raise ProtocolError(ErrorCode.ILLEGAL_MOVE, error.reason) from None
+        except GameError as error:
+            raise ProtocolError(ErrorCode.BAD_MOVE, str(error)) from None
+
+    def record(self, index: int, entry: list[Any], state: Any, now: float) -> None:
+        """Append ``entry`` (already checked by :meth:`next_state`) and its resulting state."""
+        seat = self.seats[index]
+        seat.log.append(entry)
+        if entry == UNDO:
+            seat.states.pop()
+        else:
+            seat.states.append(state)
+        if state.ended is not None and seat.finished_at is None:
+            seat.finished_at = now
+
+    def replay_seat(self, index: int, log: Sequence[list[Any]], finished_at: float | None) -> None:
+        """Rebuild seat ``index`` from its stored log (after a restart)."""
+        for entry in log:
+            state = self.next_state(index, list(entry))
+            self.record(index, list(entry), state, 0.0)
+        self.seats[index].finished_at = finished_at
+
+    def all_over(self) -> bool:
+        return all(seat.state.ended is not None for seat in self.seats)
+
+    def finish(self, now: float) -> list[dict[str, Any]]:
+        """End the race: unfinished games run out of time; rank and return the results."""
+        game = self.game
+        for seat in self.seats:
+            if seat.state.ended is None:
+                seat.states[-1] = game.end(seat.state, Ending.OUT_OF_TIME)
+                seat.finished_at = now
+        self.status = Status.FINISHED
+        self.ended_at = now
+        self.results = rank(game, self.seats, self.started_at or now)
+        return self.results
+
+    # --- what others see -------------------------------------------------------------
+
+    def progress(self, index: int) -> dict[str, Any]:
+        seat = self.seats[index]
+        state = seat.state
+        return {
+            "seat": index,
+            "score": score_wire(self.game.score(state)),
+            "moves": seat.moves,
+            "finished": state.ended is not None,
+            "ended": None if state.ended is None else state.ended.value,
+        }
+
+    def summary(self, for_player: str | None = None) -> dict[str, Any]:
+        """The race as the lobby shows it; the join code only to its seated players."""
+        out: dict[str, Any] = {
+            "id": self.id,
+            "game": self.settings.game,
+            "options": dict(self.settings.options),
+            "seats": self.settings.seats,
+            "time_limit": self.settings.time_limit,
+            "public": self.settings.public,
+            "undo": self.settings.undo,
+            "spectator_delay": self.settings.spectator_delay,
+            "status": self.status.value,
+            "players": [
+                {"seat": i, "player": s.player, "name": s.name, "bot": s.bot, "ready": s.ready}
+                for i, s in enumerate(self.seats)
+            ],
+            "created_at": self.created_at,
+        }
+        for key in ("starts_at", "started_at", "deadline", "ended_at"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.commitment is not None:
+            out["commitment"] = self.commitment
+        if for_player is not None and self.seat_of(for_player) is not None:
+            out["code"] = self.code
+        if self.results is not None:
+            out["results"] = self.results
+        return out
+
+    def _seated(self, player: str) -> int:
+        index = self.seat_of(player)
+        if index is None:
+            raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat in this race")
+        return index
+
+
+def rank(game: Game[Any], seats: Sequence[Seat], started_at: float) -> list[dict[str, Any]]:
+    """Results, best first: by score (in the game's direction), finish time, fewer moves."""
+
+    def key(index: int) -> tuple[Any, float, int]:
+        seat = seats[index]
+        score = game.score(seat.state)
+        return (-score if game.higher_is_better else score, seat.finished_at or float("inf"), seat.moves)
+
+    order = sorted(range(len(seats)), key=key)
+    results = []
+    for place, index in enumerate(order, 1):
+        seat = seats[index]
+        results.append(
+            {
+                "place": place,
+                "seat": index,
+                "player": seat.player,
+                "name": seat.name,
+                "score": score_wire(game.score(seat.state)),
+                "ended": seat.state.ended.value if seat.state.ended else None,
+                "time": round((seat.finished_at or started_at) - started_at, 3),
+                "moves": seat.moves,
+            }
+        )
+    return results
+
+
+__all__ = ["CONCEDE", "UNDO", "Race", "Seat", "Settings", "Status", "commitment", "rank"]

@@ -1,0 +1,243 @@
+"""Everything the server keeps in Redis, behind one small class.
+
+Keys (``{race}`` is a hash tag, so one race's keys live together in a Redis Cluster):
+
+- ``parlour:player:<id>``: hash ``name``, ``bot`` (0/1), ``token`` (SHA-256 of the token:
+  the token itself is never stored), ``created``.
+- ``parlour:token:<sha256>``: the player id a token belongs to.
+- ``parlour:race:{<id>}``: the race record, a msgpack map (settings, seats, status, times,
+  and while it runs the secret seed and salt, which only the server reads).
+- ``parlour:race:{<id>}:log:<seat>``: the seat's log, a list of msgpack-encoded entries.
+  Appending checks the expected length and pushes in one Lua script, so an entry is
+  never written twice or out of order, whichever server node sends it.
+- ``parlour:races:active``: the ids of races not finished; ``parlour:races:finished``: a
+  sorted set of finished race ids by end time.
+
+Appends are batched: every append waiting in the same turn of the event loop goes to
+Redis in one pipeline, and each caller learns its own result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+import redis.asyncio as aioredis
+
+from parlour.server.race import Race, Seat, Settings, Status
+
+PREFIX = "parlour"
+_APPEND = """
+if redis.call('LLEN', KEYS[1]) == tonumber(ARGV[1]) then
+  return redis.call('RPUSH', KEYS[1], ARGV[2])
+end
+return -1 - redis.call('LLEN', KEYS[1])
+"""
+
+
+class LogConflict(Exception):
+    """The log did not have the expected length: another writer got there first."""
+
+    def __init__(self, length: int) -> None:
+        super().__init__(f"the log holds {length} entries")
+        self.length = length
+
+
+@dataclass(frozen=True)
+class Player:
+    id: str
+    name: str
+    bot: bool
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def race_key(race_id: str) -> str:
+    return f"{PREFIX}:race:{{{race_id}}}"
+
+
+def log_key(race_id: str, seat: int) -> str:
+    return f"{race_key(race_id)}:log:{seat}"
+
+
+class Store:
+    """The server's persistence. Call :meth:`start` inside the event loop before use."""
+
+    def __init__(self, client: aioredis.Redis) -> None:
+        self.redis = client
+        self._append = client.register_script(_APPEND)
+        self._pending: list[tuple[str, int, bytes, asyncio.Future[int]]] = []
+        self._flush_scheduled = False
+
+    async def ping(self) -> bool:
+        return bool(await self.redis.ping())
+
+    async def close(self) -> None:
+        await self.redis.aclose()
+
+    # --- identities ------------------------------------------------------------------
+
+    async def create_player(self, name: str, bot: bool) -> tuple[Player, str]:
+        """A new identity and its secret token (returned once, stored only as a hash)."""
+        player_id = "p" + secrets.token_hex(8)
+        token = secrets.token_urlsafe(32)
+        digest = token_hash(token)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(
+                f"{PREFIX}:player:{player_id}",
+                mapping={"name": name, "bot": int(bot), "token": digest, "created": time.time()},
+            )
+            pipe.set(f"{PREFIX}:token:{digest}", player_id)
+            await pipe.execute()
+        return Player(player_id, name, bot), token
+
+    async def player_by_token(self, token: str) -> Player | None:
+        player_id = await self.redis.get(f"{PREFIX}:token:{token_hash(token)}")
+        if player_id is None:
+            return None
+        pid = player_id.decode()
+        fields = await self.redis.hgetall(f"{PREFIX}:player:{pid}")
+        if not fields:
+            return None
+        return Player(pid, fields[b"name"].decode(), fields[b"bot"] == b"1")
+
+    async def rename(self, player: str, name: str, bot: bool) -> None:
+        await self.redis.hset(f"{PREFIX}:player:{player}", mapping={"name": name, "bot": int(bot)})
+
+    # --- races -----------------------------------------------------------------------
+
+    async def save_race(self, race: Race) -> None:
+        """Write the race record (not the logs); track it as active or finished."""
+        record = msgpack.packb(encode_race(race), use_bin_type=True)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.set(race_key(race.id), record)
+            if race.status is Status.FINISHED:
+                pipe.srem(f"{PREFIX}:races:active", race.id)
+                pipe.zadd(f"{PREFIX}:races:finished", {race.id: race.ended_at or time.time()})
+            else:
+                pipe.sadd(f"{PREFIX}:races:active", race.id)
+            await pipe.execute()
+
+    async def delete_race(self, race_id: str) -> None:
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(race_key(race_id))
+            pipe.srem(f"{PREFIX}:races:active", race_id)
+            await pipe.execute()
+
+    async def append(self, race_id: str, seat: int, expected: int, entry: list[Any]) -> None:
+        """Append ``entry`` as entry number ``expected`` of the seat's log.
+
+        Raises :class:`LogConflict` if the log does not hold exactly ``expected`` entries.
+        """
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._pending.append((log_key(race_id, seat), expected, msgpack.packb(entry), future))
+        if not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._flush()))
+        result = await future
+        if result < 0:
+            raise LogConflict(-1 - result)
+
+    async def _flush(self) -> None:
+        batch, self._pending = self._pending, []
+        self._flush_scheduled = False
+        try:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for key, expected, payload, _ in batch:
+                    await self._append(keys=[key], args=[expected, payload], client=pipe)
+                results = await pipe.execute(raise_on_error=False)
+        except Exception as error:  # the whole batch failed: every caller learns why
+            for *_, future in batch:
+                if not future.done():
+                    future.set_exception(error)
+            return
+        for (*_, future), result in zip(batch, results, strict=True):
+            if future.done():
+                continue
+            if isinstance(result, Exception):
+                future.set_exception(result)
+            else:
+                future.set_result(int(result))
+
+    async def load_log(self, race_id: str, seat: int) -> list[list[Any]]:
+        return [msgpack.unpackb(raw) for raw in await self.redis.lrange(log_key(race_id, seat), 0, -1)]
+
+    async def load_race(self, race_id: str) -> Race | None:
+        """A race with every seat's game rebuilt from its log, or ``None``."""
+        raw = await self.redis.get(race_key(race_id))
+        if raw is None:
+            return None
+        race, finished = decode_race(msgpack.unpackb(raw))
+        if race.seed is not None:
+            race.status, status = Status.RUNNING, race.status  # replay needs a running race
+            race.start(race.started_at or 0.0, race.seed, race.salt)
+            for index in range(len(race.seats)):
+                race.replay_seat(index, await self.load_log(race_id, index), finished[index])
+            race.status = status
+        return race
+
+    async def active_race_ids(self) -> list[str]:
+        return sorted(m.decode() for m in await self.redis.smembers(f"{PREFIX}:races:active"))
+
+    async def finished_race_ids(self, limit: int = 50) -> list[str]:
+        return [m.decode() for m in await self.redis.zrevrange(f"{PREFIX}:races:finished", 0, limit - 1)]
+
+
+def encode_race(race: Race) -> dict[str, Any]:
+    """The race record as plain data (logs are stored apart)."""
+    s = race.settings
+    return {
+        "id": race.id,
+        "settings": {
+            "game": s.game,
+            "options": s.options,
+            "seats": s.seats,
+            "time_limit": s.time_limit,
+            "public": s.public,
+            "undo": s.undo,
+            "spectator_delay": s.spectator_delay,
+        },
+        "created_by": race.created_by,
+        "created_at": race.created_at,
+        "code": race.code,
+        "seats": [
+            {"player": x.player, "name": x.name, "bot": x.bot, "ready": x.ready, "finished_at": x.finished_at}
+            for x in race.seats
+        ],
+        "status": race.status.value,
+        "starts_at": race.starts_at,
+        "started_at": race.started_at,
+        "deadline": race.deadline,
+        "ended_at": race.ended_at,
+        "seed": None if race.seed is None else f"{race.seed:x}",
+        "salt": None if race.salt is None else race.salt.hex(),
+        "results": race.results,
+    }
+
+
+def decode_race(data: dict[str, Any]) -> tuple[Race, list[float | None]]:
+    """A race (seats without games) and each seat's finish time, from its record."""
+    race = Race(
+        id=data["id"],
+        settings=Settings(**data["settings"]),
+        created_by=data["created_by"],
+        created_at=data["created_at"],
+        code=data["code"],
+        seats=[Seat(x["player"], x["name"], x["bot"], x["ready"]) for x in data["seats"]],
+        status=Status(data["status"]),
+        starts_at=data["starts_at"],
+        started_at=data["started_at"],
+        deadline=data["deadline"],
+        ended_at=data["ended_at"],
+        seed=None if data["seed"] is None else int(data["seed"], 16),
+        salt=None if data["salt"] is None else bytes.fromhex(data["salt"]),
+        results=data["results"],
+    )
+    return race, [x["finished_at"] for x in data["seats"]]
