@@ -128,6 +128,29 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    from parlour.protocol.replay import verify_replay
+
+    status = 0
+    for path in args.replay:
+        try:
+            replay = json.loads(Path(path).read_text())
+        except OSError as error:
+            raise CommandError(f"cannot read {path}: {error.strerror}") from None
+        except json.JSONDecodeError as error:
+            raise CommandError(f"{path} is not JSON: {error}") from None
+        problems = verify_replay(replay) if isinstance(replay, dict) else ["a replay is a JSON object"]
+        if problems:
+            status = 1
+            print(f"{path}: REJECTED")
+            for problem in problems:
+                print(f"  - {problem}")
+        else:
+            seats = len(replay["seats"])
+            print(f"{path}: OK: {replay['game']}, {seats} seats, commitment, every log and every score check out")
+    return status
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from parlour.server.config import Config
     from parlour.server.embedded_redis import EmbeddedRedisError
@@ -178,6 +201,10 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--board", nargs="+", action="extend", default=[], metavar="FILE", help="board files")
     solve.add_argument("--json", action="store_true", help="one JSON object per board")
     solve.set_defaults(run=cmd_solve)
+
+    verify = commands.add_parser("verify", help="check a race replay: the commitment, every log, every score")
+    verify.add_argument("replay", nargs="+", metavar="REPLAY", help="replay files (JSON) saved from a race")
+    verify.set_defaults(run=cmd_verify)
 
     server = commands.add_parser("serve", help="run the race server (with an embedded Redis by default)")
     server.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -241,7 +241,9 @@ class Ok(Reply):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SnapshotInfo(Reply):
-    TYPE: ClassVar[str] = "snapshot"
+    """The answer to ``snapshot``: the race, the player's seat, and its view after ``seq`` entries."""
+
+    TYPE: ClassVar[str] = "race_state"
     race: JsonMap = field(default_factory=dict)
     seat: int | None = None
     seq: int = 0
@@ -345,14 +347,13 @@ class Watch(Event):
     view: JsonMap = field(default_factory=dict)
 
 
-MESSAGES: dict[str, type[Message]] = {
-    cls.TYPE: cls
-    for cls in (
+_ALL: tuple[type[Message], ...] = (
         Hello, Lobby, Create, Join, Leave, Ready, MakeMove, Undo, Concede, Snapshot, Spectate, Unspectate, Replay, Ping,
         Welcome, Races, RaceInfo, Ack, Ok, SnapshotInfo, Spectating, ReplayData, Pong, Error,
         RaceUpdate, Countdown, Start, Progress, End, Watch,
-    )
-}  # fmt: skip
+)  # fmt: skip
+MESSAGES: dict[str, type[Message]] = {cls.TYPE: cls for cls in _ALL}
+assert len(MESSAGES) == len(_ALL), "two messages share a type name"
 REQUESTS = {name: cls for name, cls in MESSAGES.items() if issubclass(cls, Request)}
 
 __all__ = [cls.__name__ for cls in MESSAGES.values()]

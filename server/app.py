@@ -30,6 +30,7 @@ from parlour.protocol import ErrorCode, ProtocolError, encode
 from parlour.protocol import messages as m
 from parlour.protocol.codec import decode_map, message_from_map
 from parlour.protocol.messages import PROTOCOL_VERSION, REQUESTS, Message
+from parlour.protocol.replay import REPLAY_FORMAT
 from parlour.server.config import Config
 from parlour.server.metrics import Metrics
 from parlour.server.race import UNDO, Race, Settings, Status
@@ -128,10 +129,10 @@ class Server:
         for task in list(self.timers.values()):
             task.cancel()
         farewell = m.Error(code=ErrorCode.SHUTTING_DOWN, message="the server is shutting down; reconnect soon")
-        for conn in list(self.connections):
-            await conn.send(farewell)
-            with contextlib.suppress(Exception):
-                await conn.ws.close(1001, "server shutting down")
+        self._broadcast(self.connections, farewell)
+        closing = [asyncio.create_task(conn.ws.close(1001, "server shutting down")) for conn in self.connections]
+        if closing:
+            await asyncio.wait(closing, timeout=1)
 
     def _gauges(self) -> dict[str, float]:
         by_status = defaultdict(int)
@@ -587,7 +588,7 @@ class Server:
 def replay_of(race: Race) -> dict[str, Any]:
     """Everything needed to verify a finished race: ``parlour verify`` reads this."""
     return {
-        "format": "parlour-replay-1",
+        "format": REPLAY_FORMAT,
         "race": race.id,
         "game": race.settings.game,
         "options": dict(race.settings.options),

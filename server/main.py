@@ -40,6 +40,7 @@ async def serve_forever(config: Config, redis_url: str) -> None:
         compression=None,
         ping_interval=20,
         ping_timeout=20,
+        close_timeout=1,
     ) as ws_server:
         host, port = next(iter(ws_server.sockets)).getsockname()[:2]
         print(f"parlour: listening on ws://{host}:{port}", flush=True)

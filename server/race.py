@@ -14,7 +14,6 @@ big-endian)`` in hex, with a 16-byte random salt.
 from __future__ import annotations
 
 import enum
-import hashlib
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from typing import Any
 
 from parlour.games import CONCEDE, Ending, Game, GameError, IllegalMove, Move, get_game, score_wire
 from parlour.protocol import ErrorCode, ProtocolError
+from parlour.protocol.replay import commitment
 
 SEED_BITS = 128
 UNDO = ["undo"]
@@ -33,11 +33,6 @@ class Status(enum.StrEnum):
     COUNTDOWN = "countdown"  # every seat ready; starting soon
     RUNNING = "running"
     FINISHED = "finished"
-
-
-def commitment(seed: int, salt: bytes) -> str:
-    """The hex SHA-256 of the salt followed by the seed as 32 big-endian bytes."""
-    return hashlib.sha256(salt + seed.to_bytes(32, "big")).hexdigest()
 
 
 @dataclass

@@ -1,0 +1,614 @@
+"""The asyncio client: one websocket to a Parlour server, typed requests and events, automatic resume.
+
+A whole race from one player's side::
+
+    from parlour.client.connection import Client, End, Start
+
+    async with await Client.connect("ws://127.0.0.1:8765", "ada") as client:
+        print("keep this token to come back as the same player:", client.token)
+        race = (await client.create("golf", seats=2)).race["id"]
+        # another player calls: await other.join(race); await other.ready(race)
+        await client.ready(race)
+        start = await client.next_event(Start, race=race, timeout=60)
+        view, seq = start.view, start.seq
+        while view["moves"]:  # the legal moves in wire form; empty once this game is over
+            ack = await client.move(race, seq, view["moves"][0])
+            view, seq = ack.view, ack.seq
+        end = await client.next_event(End, race=race, timeout=start.deadline)
+        print(end.results)
+
+Every request method returns the server's typed reply or raises :class:`ClientError` with
+the server's :class:`~parlour.protocol.ErrorCode`. Events (what the server sends unasked)
+wait in a queue: read them in order with :meth:`Client.events`, or pick one kind with
+:meth:`Client.next_event`.
+
+If the connection drops (the server restarts, the network fails), the client reconnects
+by itself, says hello with its token (so it is the same player and keeps its seats),
+watches again what it was watching, puts a :class:`Resumed` event in the queue and
+re-sends the requests that had no answer yet: their callers just get the answer late.
+After a :class:`Resumed`, call :meth:`Client.snapshot` for each race in ``resumed.races``
+to get its full state (your seat, ``seq`` and view): events sent while you were away
+are not sent again. Only when reconnecting fails for ``reconnect_timeout`` seconds do
+requests and :meth:`Client.next_event` raise :class:`Disconnected`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+from websockets.asyncio.client import ClientConnection
+from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+
+from parlour.protocol import ErrorCode, ProtocolError, decode, encode
+from parlour.protocol import messages as m
+from parlour.protocol.messages import (
+    Ack,
+    Countdown,
+    End,
+    Error,
+    Ok,
+    Pong,
+    Progress,
+    RaceInfo,
+    Races,
+    RaceUpdate,
+    ReplayData,
+    SnapshotInfo,
+    Spectating,
+    Start,
+    Watch,
+    Welcome,
+)
+
+CLIENT_NAME = "parlour-client/0.1"
+FIRST_DELAY = 0.05  # seconds before the first reconnection attempt; doubled after each failure
+MAX_DELAY = 2.0  # the longest wait between two attempts
+HANDSHAKE_TIMEOUT = 10.0  # seconds for the websocket opening and for each handshake reply
+
+R = TypeVar("R", bound=m.Message)
+E = TypeVar("E")
+
+
+class ClientError(Exception):
+    """The server refused a request. Switch on ``code``; show ``message`` to people.
+
+    ``code`` is an :class:`ErrorCode` (a ``str``, so ``error.code == "stale_seq"`` works),
+    or a plain string for a code this client does not know. For ``rate_limited``, wait
+    ``retry_after`` seconds before sending again.
+    """
+
+    def __init__(self, code: ErrorCode | str, message: str, retry_after: float | None = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.retry_after = retry_after
+
+    @classmethod
+    def from_error(cls, error: Error) -> ClientError:
+        """The exception for an ``error`` message from the server."""
+        try:
+            code: ErrorCode | str = ErrorCode(error.code)
+        except ValueError:
+            code = error.code
+        return cls(code, error.message, error.retry_after)
+
+
+class Disconnected(ConnectionError):
+    """The client is closed: :meth:`Client.close` was called, or the connection was lost for good.
+
+    Raised by requests and :meth:`Client.next_event`; :meth:`Client.events` just ends. To go
+    on, connect again with the same token: ``await Client.connect(url, name, token=old.token)``.
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """A local event (never sent by the server): the client reconnected and said hello again.
+
+    ``races`` are the live races this player is seated in, ``watching`` the races watched
+    again. Call :meth:`Client.snapshot` for each race to get its full state, and
+    :meth:`Client.spectate` again for a watched race's current boards.
+    """
+
+    races: list[str] = field(default_factory=list)
+    watching: list[str] = field(default_factory=list)
+
+
+ClientEvent = RaceUpdate | Countdown | Start | Progress | End | Watch | Error | Resumed
+
+
+@dataclass(eq=False)
+class _Pending:
+    """A request waiting for its reply, and the socket it was last sent on."""
+
+    request: m.Request
+    future: asyncio.Future[m.Message]
+    sent_on: ClientConnection | None = None
+
+
+class Client:
+    """One player's connection to a Parlour server. Make one with :meth:`Client.connect`.
+
+    Attributes: ``player`` (the player id), ``name``, ``token`` (keep it: it brings this
+    player back, with their seats, from any later connection), ``races`` (the live races
+    the player was seated in at the last welcome), ``watching`` (races being spectated).
+
+    Requests may be made from several tasks at once. Events have one reader at a time:
+    either iterate :meth:`events` or call :meth:`next_event`, not both concurrently.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        name: str,
+        *,
+        token: str | None = None,
+        bot: bool = False,
+        password: str | None = None,
+        reconnect: bool = True,
+        reconnect_timeout: float = 30.0,
+    ) -> None:
+        """Use :meth:`Client.connect`, which also opens the connection."""
+        self.url = url
+        self.name = name
+        self.token = token
+        self.bot = bot
+        self.password = password
+        self.reconnect = reconnect
+        self.reconnect_timeout = reconnect_timeout
+        self.player = ""
+        self.server = ""
+        self.races: list[str] = []
+        self.watching: set[str] = set()
+        self._ids = itertools.count(1)
+        self._ws: ClientConnection | None = None  # None while reconnecting
+        self._pending: dict[int, _Pending] = {}
+        self._queue: asyncio.Queue[ClientEvent | None] = asyncio.Queue()  # None: closed
+        self._held: deque[ClientEvent] = deque()  # events next_event passed over, oldest first
+        self._reader: asyncio.Task[None] | None = None
+        self._closing = False
+        self._failure: Disconnected | None = None
+
+    # --- connecting ------------------------------------------------------------------
+
+    @classmethod
+    async def connect(
+        cls,
+        url: str,
+        name: str,
+        *,
+        token: str | None = None,
+        bot: bool = False,
+        password: str | None = None,
+        reconnect: bool = True,
+        reconnect_timeout: float = 30.0,
+    ) -> Client:
+        """Open a connection to ``url`` (``ws://host:port``), say hello, and return once welcomed.
+
+        Without ``token`` the server makes a new player and ``client.token`` holds its token:
+        keep it. With ``token`` this is that player again (``name`` and ``bot`` are updated),
+        and ``client.races`` lists the races to resume (call :meth:`snapshot` for each).
+        ``password`` is for private servers. With ``reconnect`` (the default), a lost
+        connection is reopened for up to ``reconnect_timeout`` seconds (see :class:`Resumed`).
+
+        Raises :class:`ClientError` if the server refuses the hello (``bad_token``,
+        ``bad_password``, ...), ``OSError`` or ``TimeoutError`` if it cannot be reached:
+        this first connection is not retried.
+        """
+        client = cls(
+            url,
+            name,
+            token=token,
+            bot=bot,
+            password=password,
+            reconnect=reconnect,
+            reconnect_timeout=reconnect_timeout,
+        )
+        ws = await client._open(HANDSHAKE_TIMEOUT)
+        try:
+            welcome = await client._exchange(ws, client._hello(), Welcome)
+        except BaseException:
+            await ws.close()
+            raise
+        client._welcomed(welcome)
+        client._ws = ws
+        client._reader = asyncio.create_task(client._run(ws), name=f"parlour client {name}")
+        return client
+
+    @property
+    def connected(self) -> bool:
+        """Whether the websocket is open now (false while reconnecting and once closed)."""
+        return self._ws is not None and self._failure is None
+
+    async def close(self) -> None:
+        """Close the connection for good; the seats stay (reconnect with the token to resume).
+
+        Requests still waiting raise :class:`Disconnected`; :meth:`events` ends. Safe to call twice.
+        """
+        self._closing = True
+        if self._reader is not None and not self._reader.done():
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
+        if self._ws is not None:
+            await self._ws.close()
+            self._ws = None
+        self._shut(Disconnected("the client is closed"))
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    # --- lobby -----------------------------------------------------------------------
+
+    async def lobby(self) -> Races:
+        """The open and live public races, and this player's own, as race summaries."""
+        return await self._request(Races, m.Lobby)
+
+    async def create(
+        self,
+        game: str,
+        *,
+        options: dict[str, Any] | None = None,
+        seats: int = 2,
+        time_limit: int = 600,
+        public: bool = True,
+        undo: bool = False,
+        spectator_delay: int = 0,
+    ) -> RaceInfo:
+        """Create a race of ``game`` and take seat 0. ``reply.race["id"]`` names it.
+
+        ``reply.race["code"]`` is the join code to share for a private race. Next: wait for
+        the other seats to fill (``RaceUpdate`` events), then :meth:`ready`.
+        """
+        return await self._request(
+            RaceInfo,
+            m.Create,
+            game=game,
+            options=options,
+            seats=seats,
+            time_limit=time_limit,
+            public=public,
+            undo=undo,
+            spectator_delay=spectator_delay,
+        )
+
+    async def join(self, race: str | None = None, *, code: str | None = None) -> RaceInfo:
+        """Take a seat in a public race by its id, or in any race by its join ``code``.
+
+        Joining a race you are seated in returns the same seat. Next: :meth:`ready`.
+        """
+        if race is None and code is None:
+            raise ValueError("join needs a race id or a join code")
+        return await self._request(RaceInfo, m.Join, race=race, code=code)
+
+    async def leave(self, race: str) -> Ok:
+        """Give up your seat before the start (a countdown stops). Once it runs, :meth:`concede`."""
+        return await self._request(Ok, m.Leave, race=race)
+
+    async def ready(self, race: str, ready: bool = True) -> RaceInfo:
+        """Say you are (or are no longer) ready. When every seat is ready, ``Countdown`` then ``Start`` follow."""
+        return await self._request(RaceInfo, m.Ready, race=race, ready=ready)
+
+    # --- racing ----------------------------------------------------------------------
+
+    async def move(self, race: str, seq: int, move: Sequence[str | int]) -> Ack:
+        """Make ``move`` (wire form, e.g. ``["play", "p3"]``) as entry number ``seq`` of your game.
+
+        ``seq`` is the number of entries so far: ``start.seq`` at first, then the last
+        ``ack.seq``. The ack holds your new view (its ``"moves"`` are the legal moves) and
+        ``seq``. Sending the same move with the same ``seq`` again is safe: the answer is an
+        ack with ``duplicate=True`` and nothing is applied twice. Refusals: ``bad_move``,
+        ``illegal_move``, ``stale_seq`` (call :meth:`snapshot` to resynchronise), ``game_over``.
+        """
+        return await self._request(Ack, m.MakeMove, race=race, seq=seq, move=list(move))
+
+    async def undo(self, race: str, seq: int) -> Ack:
+        """Take back your last move, in a race created with ``undo=True``; ``seq`` as for :meth:`move`."""
+        return await self._request(Ack, m.Undo, race=race, seq=seq)
+
+    async def concede(self, race: str) -> Ack:
+        """End your game in this race now; it is scored as it stands."""
+        return await self._request(Ack, m.Concede, race=race)
+
+    async def snapshot(self, race: str) -> SnapshotInfo:
+        """The race as you may see it: summary, your seat and, once it runs, your ``seq`` and view.
+
+        Call it after a :class:`Resumed` event, or after ``stale_seq``, to know where you are.
+        """
+        return await self._request(SnapshotInfo, m.Snapshot, race=race)
+
+    # --- watching --------------------------------------------------------------------
+
+    async def spectate(self, race: str) -> Spectating:
+        """Watch a race: the reply has every seat's public board, then ``Watch`` events follow.
+
+        Refused with ``forbidden`` for a racer in their own running race. The client watches
+        again by itself after a reconnection.
+        """
+        reply = await self._request(Spectating, m.Spectate, race=race)
+        self.watching.add(race)
+        return reply
+
+    async def unspectate(self, race: str) -> Ok:
+        """Stop watching a race."""
+        self.watching.discard(race)
+        return await self._request(Ok, m.Unspectate, race=race)
+
+    async def replay(self, race: str) -> ReplayData:
+        """Everything needed to verify a finished race (``not_finished`` before it ends)."""
+        return await self._request(ReplayData, m.Replay, race=race)
+
+    async def ping(self) -> Pong:
+        """A round trip to the server; ``pong.time`` is the server's clock (unix seconds)."""
+        return await self._request(Pong, m.Ping)
+
+    # --- events ----------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[ClientEvent]:
+        """Every event in arrival order: ``async for event in client.events(): ...``.
+
+        Events are :class:`RaceUpdate`, :class:`Countdown`, :class:`Start`, :class:`Progress`,
+        :class:`End`, :class:`Watch`, :class:`Error` (a notice not tied to a request, such as
+        ``shutting_down``) and the local :class:`Resumed`. The iteration ends when the client
+        is closed or the connection is lost for good.
+        """
+        while True:
+            if self._held:
+                yield self._held.popleft()
+                continue
+            event = await self._queue.get()
+            if event is None:
+                self._queue.put_nowait(None)  # every later reader sees the end too
+                return
+            yield event
+
+    async def next_event(self, type_: type[E], race: str | None = None, timeout: float = 10.0) -> E:
+        """The oldest queued or next arriving event of ``type_`` (and of ``race``, if given).
+
+        Other events stay queued, in order, for later calls and for :meth:`events`. Raises
+        ``TimeoutError`` after ``timeout`` seconds (naming the events seen meanwhile) and
+        :class:`Disconnected` if the client closes first.
+        """
+        for index, event in enumerate(self._held):
+            if _matches(event, type_, race):
+                del self._held[index]
+                return event  # type: ignore[return-value]
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    event = await self._queue.get()
+                    if event is None:
+                        self._queue.put_nowait(None)
+                        raise self._failure or Disconnected("the client is closed")
+                    if _matches(event, type_, race):
+                        return event  # type: ignore[return-value]
+                    self._held.append(event)
+        except TimeoutError:
+            wanted = type_.__name__ + (f" of race {race}" if race else "")
+            seen = ", ".join(_describe(e) for e in self._held) or "none"
+            raise TimeoutError(f"no {wanted} event within {timeout} s; queued events: {seen}") from None
+
+    # --- requests --------------------------------------------------------------------
+
+    async def _request(self, reply_type: type[R], kind: type[m.Request], **fields: Any) -> R:
+        """Send a request with the next id and wait for its reply, across reconnections."""
+        if self._failure is not None:
+            raise self._failure
+        request = kind(id=next(self._ids), **fields)
+        pending = _Pending(request, asyncio.get_running_loop().create_future())
+        self._pending[request.id] = pending
+        try:
+            if self._ws is not None:  # else _resume sends it once reconnected
+                await self._send(self._ws, pending)
+            reply = await pending.future
+        finally:
+            del self._pending[request.id]
+        if not isinstance(reply, reply_type):
+            raise ClientError("unexpected_reply", f"{request.TYPE} was answered with {reply.TYPE}")
+        return reply
+
+    async def _send(self, ws: ClientConnection, pending: _Pending) -> None:
+        pending.sent_on = ws
+        with contextlib.suppress(ConnectionClosed):  # the reader notices, reconnects and re-sends
+            await ws.send(encode(pending.request))
+
+    def _hello(self) -> m.Hello:
+        return m.Hello(
+            id=next(self._ids),
+            name=self.name,
+            bot=self.bot,
+            token=self.token,
+            password=self.password,
+            client=CLIENT_NAME,
+        )
+
+    def _welcomed(self, welcome: Welcome) -> None:
+        self.player = welcome.player
+        self.name = welcome.name
+        self.server = welcome.server
+        self.races = [str(race) for race in welcome.races]
+        if welcome.token is not None:
+            self.token = welcome.token
+
+    async def _open(self, timeout: float) -> ClientConnection:
+        return await ws_connect(self.url, compression=None, open_timeout=timeout)
+
+    async def _exchange(self, ws: ClientConnection, request: m.Request, reply_type: type[R]) -> R:
+        """Send ``request`` on ``ws`` and read until its reply, handling other frames as usual.
+
+        Used before the reader task owns ``ws``: for the hello and for watching again.
+        """
+        await ws.send(encode(request))
+        async with asyncio.timeout(HANDSHAKE_TIMEOUT):
+            while True:
+                message = self._decode(await ws.recv())
+                if message is None or getattr(message, "id", None) != request.id:
+                    if message is not None:
+                        self._dispatch(message)
+                    continue
+                if isinstance(message, Error):
+                    raise ClientError.from_error(message)
+                if not isinstance(message, reply_type):
+                    raise ClientError("unexpected_reply", f"{request.TYPE} was answered with {message.TYPE}")
+                return message
+
+    # --- the reader ------------------------------------------------------------------
+
+    async def _run(self, ws: ClientConnection) -> None:
+        """Read frames until the connection drops, then reconnect (or give up and shut)."""
+        failure = Disconnected("the client is closed")
+        try:
+            while True:
+                await self._read(ws)
+                self._ws = None
+                if self._closing:
+                    break
+                if not self.reconnect:
+                    failure = Disconnected(f"the connection to {self.url} was lost")
+                    break
+                ws = await self._resume()
+        except Disconnected as error:
+            failure = error
+        finally:
+            self._shut(failure)
+
+    async def _read(self, ws: ClientConnection) -> None:
+        while True:
+            try:
+                frame = await ws.recv()
+            except ConnectionClosed:
+                return
+            message = self._decode(frame)
+            if message is not None:
+                self._dispatch(message)
+
+    def _decode(self, frame: str | bytes) -> m.Message | None:
+        try:
+            return decode(frame)
+        except ProtocolError as error:
+            self._queue.put_nowait(Error(code=error.code, message=f"the server sent a bad frame: {error.message}"))
+            return None
+
+    def _dispatch(self, message: m.Message) -> None:
+        """Resolve the waiting request a reply answers, or queue an event."""
+        request_id = getattr(message, "id", None)
+        if request_id is None:
+            self._queue.put_nowait(message)  # type: ignore[arg-type]
+            return
+        pending = self._pending.get(request_id)
+        if pending is None or pending.future.done():
+            return  # the answer to a request its caller stopped waiting for
+        if isinstance(message, Error):
+            pending.future.set_exception(ClientError.from_error(message))
+        else:
+            pending.future.set_result(message)
+
+    async def _resume(self) -> ClientConnection:
+        """Reconnect with backoff, say hello with the token, watch again, re-send; or raise Disconnected."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.reconnect_timeout
+        delay = FIRST_DELAY
+        last: BaseException | None = None
+        while True:
+            wait = delay
+            try:
+                ws = await self._reopen(max(0.1, min(HANDSHAKE_TIMEOUT, deadline - loop.time())))
+                break
+            except ClientError as error:
+                if error.code != ErrorCode.RATE_LIMITED:
+                    raise Disconnected(f"the server refused to resume: {error}") from error
+                last, wait = error, max(delay, error.retry_after or 0)
+            except (OSError, InvalidHandshake, TimeoutError, ConnectionClosed) as error:
+                last = error
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise Disconnected(f"could not reconnect to {self.url} within {self.reconnect_timeout} s") from last
+            await asyncio.sleep(min(wait, remaining))
+            delay = min(delay * 2, MAX_DELAY)
+        self._queue.put_nowait(Resumed(races=list(self.races), watching=sorted(self.watching)))
+        # Re-send in id order until none is left unsent; a request made meanwhile waits its turn.
+        while unsent := [p for _, p in sorted(self._pending.items()) if p.sent_on is not ws and not p.future.done()]:
+            for pending in unsent:
+                await self._send(ws, pending)
+        self._ws = ws
+        return ws
+
+    async def _reopen(self, timeout: float) -> ClientConnection:
+        """One attempt: open a websocket, say hello with the token, watch again what was watched."""
+        ws = await self._open(timeout)
+        try:
+            self._welcomed(await self._exchange(ws, self._hello(), Welcome))
+            for race in sorted(self.watching):
+                try:
+                    await self._exchange(ws, m.Spectate(id=next(self._ids), race=race), Spectating)
+                except ClientError:
+                    self.watching.discard(race)  # the race is gone, or watching it is now forbidden
+        except BaseException:
+            await ws.close()
+            raise
+        return ws
+
+    def _shut(self, failure: Disconnected) -> None:
+        """Fail every waiting request and end the event stream (once)."""
+        if self._failure is not None:
+            return
+        self._failure = failure
+        self._ws = None
+        for pending in self._pending.values():
+            if not pending.future.done():
+                pending.future.set_exception(failure)
+        self._queue.put_nowait(None)
+
+
+def _race_of(event: object) -> str | None:
+    race = getattr(event, "race", None)
+    if isinstance(race, dict):
+        return race.get("id")
+    return race if isinstance(race, str) else None
+
+
+def _matches(event: object, type_: type, race: str | None) -> bool:
+    return isinstance(event, type_) and (race is None or _race_of(event) == race)
+
+
+def _describe(event: object) -> str:
+    race = _race_of(event)
+    return type(event).__name__ + (f"({race})" if race else "")
+
+
+__all__ = [
+    "Ack",
+    "Client",
+    "ClientError",
+    "ClientEvent",
+    "Countdown",
+    "Disconnected",
+    "End",
+    "Error",
+    "Ok",
+    "Pong",
+    "Progress",
+    "RaceInfo",
+    "RaceUpdate",
+    "Races",
+    "ReplayData",
+    "Resumed",
+    "SnapshotInfo",
+    "Spectating",
+    "Start",
+    "Watch",
+    "Welcome",
+]
