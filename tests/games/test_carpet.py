@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from parlour.games import carpet  # noqa: F401
@@ -346,3 +348,26 @@ def test_carpet_cards_counts_every_card_including_foundations() -> None:
     assert sorted(parse_cards(["TH", "TS", "JH", "QS", "KS", "QH", "KH", "JS"])) == sorted(
         c for c in CARPET.cards(state) if c in state.carpet or c in state.discard
     )
+
+
+# --- added by the rulings audit ---------------------------------------------------------------------
+
+
+def test_ruling_carpet_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealt = {seed: CARPET.to_text(CARPET.deal(seed)) for seed in (0, 1)}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the deal used Python's random module")
+
+    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
+        monkeypatch.setattr(random, name, refuse)
+    for seed in (0, 1):
+        assert CARPET.to_text(CARPET.deal(seed)) == dealt[seed]
+
+
+def test_ruling_carpet_out_of_time_ends_and_scores_as_it_stands() -> None:
+    state = CARPET.apply(CARPET.deal(2024), Move("move", "a4", "f"))
+    over = CARPET.end(state, Ending.OUT_OF_TIME)
+    assert over.ended is Ending.OUT_OF_TIME and CARPET.score(over) == 5 and CARPET.legal_moves(over) == []
+    with pytest.raises(IllegalMove, match="over"):
+        CARPET.apply(over, DEAL)

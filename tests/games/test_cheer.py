@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
+from itertools import pairwise
 
 import pytest
 
@@ -13,6 +15,7 @@ from parlour.games.cards import RANK, TEXT, parse_card, standard_deck
 from parlour.games.cheer import CheerState
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import get_game
+from parlour.games.shuffle import shuffle
 
 CHEER = get_game("cheer")
 DECK = standard_deck(ranks=range(6, 14))
@@ -326,7 +329,7 @@ def test_cheer_won_from_a_parking_space() -> None:
     assert won.ended is Ending.WON and CHEER.score(won) == 10
 
 
-def test_cheer_concede_at_any_time() -> None:
+def test_ruling_cheer_concede_at_any_time_ends_the_game_scoring_0() -> None:
     state = CHEER.apply(CHEER.deal(5), CONCEDE)
     assert state.ended is Ending.CONCEDED and CHEER.legal_moves(state) == [] and CHEER.score(state) == 0
 
@@ -453,3 +456,68 @@ def test_cheer_render_shows_every_place_name() -> None:
     for name in ("f:", "p1: JC", "p2:", "p3:", "c1: KC QC", "c7:"):
         assert name in text
     assert "TC  QD  9H  8S" in text and "p2: .   (never opened)" in text and "opened: 1 (p1)" in text
+
+
+# --- added by the rulings audit ---------------------------------------------------------------------
+
+# Hearts and spades left: KH, TS, JS, QS, KS.
+REFILL = "Foundations: KC KD QH 9S\nc1: TS KH\nc2: JS KS QS\nc3:\nc4:\nc5:\nc6:\nc7:\n"
+
+
+@pytest.mark.parametrize(("second", "points", "opened"), [("p1", 10, 0b001), ("p2", 3, 0b011)])
+def test_ruling_cheer_refilling_an_opened_parking_space_costs_nothing(second: str, points: int, opened: int) -> None:
+    state = CHEER.from_text(REFILL)
+    for move in (mv("c1", "p1", 1), mv("c1", "f"), mv("p1", "f")):  # KH parked in p1, then home
+        state = CHEER.apply(state, move)
+    assert state.parking[0] == () and state.opened == 0b001
+    # QS parked again: into p1 (opened before: free) or into p2 (a second space).
+    for move in (mv("c2", second, 1), mv("c2", "c1", 1), mv("c2", "f"), mv(second, "f"), mv("c1", "f")):
+        state = CHEER.apply(state, move)
+    assert state.ended is Ending.WON and state.opened == opened
+    assert CHEER.score(state) == points
+
+
+def test_ruling_cheer_a_parked_run_moves_back_onto_a_column_card_one_rank_higher() -> None:
+    state = CHEER.from_text("Foundations: KC KD KH 8S\np1: QS JS TS 9S\nc1: KS\nc2:\nc3:\nc4:\nc5:\nc6:\nc7:\n")
+    moves = CHEER.legal_moves(state)
+    assert mv("p1", "c1", 4) in moves and mv("p1", "f") in moves
+    after = CHEER.apply(state, mv("p1", "c1", 4))
+    assert texts(after.columns[0]) == ["KS", "QS", "JS", "TS", "9S"] and after.parking[0] == ()
+    with pytest.raises(IllegalMove, match="JS does not go on KS"):
+        CHEER.apply(state, mv("p1", "c1", 3))
+
+
+def test_ruling_cheer_deal_uses_the_documented_shuffle_column_by_column() -> None:
+    for seed in (0, 1, 2**200 + 7):
+        deck = shuffle(DECK, seed, "deal")
+        state = CHEER.deal(seed)
+        starts = [0, 2, 6, 12, 20, 26, 30, 32]
+        assert state.columns == tuple(tuple(deck[a:b]) for a, b in pairwise(starts))
+
+
+def test_ruling_cheer_out_of_time_scores_0_even_with_every_card_but_one_home() -> None:
+    state = _nearly_won("", False)
+    over = CHEER.end(state, Ending.OUT_OF_TIME)
+    assert over.ended is Ending.OUT_OF_TIME and CHEER.score(over) == 0 and CHEER.legal_moves(over) == []
+
+
+def test_ruling_cheer_a_run_is_one_suit_cards_of_two_suits_never_move_together() -> None:
+    # JH under TS: one rank apart, but two suits, so not a run.
+    state = CHEER.from_text("Foundations: KC KD 9H 8S\nc1: JH TS\nc2: KH QH TH\nc3: KS QS JS 9S\nc4:\nc5:\nc6:\nc7:\n")
+    assert mv("c1", "p1", 2) not in CHEER.legal_moves(state) and mv("c1", "p1", 1) in CHEER.legal_moves(state)
+    with pytest.raises(IllegalMove, match="JH TS is not a run"):
+        CHEER.apply(state, mv("c1", "p1", 2))
+    with pytest.raises(IllegalMove, match="QH TH is not a run"):  # same suit, but a rank missing
+        CHEER.apply(state, mv("c2", "p1", 2))
+
+
+def test_ruling_cheer_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealt = {seed: CHEER.to_text(CHEER.deal(seed)) for seed in (0, 1)}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the deal used Python's random module")
+
+    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
+        monkeypatch.setattr(random, name, refuse)
+    for seed in (0, 1):
+        assert CHEER.to_text(CHEER.deal(seed)) == dealt[seed]

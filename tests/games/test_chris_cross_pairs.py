@@ -348,7 +348,7 @@ def test_ruling_chris_cross_pairs_won_when_tableau_and_stock_are_empty() -> None
         CCP.apply(state, Move("settle"))
 
 
-def test_chris_cross_pairs_an_empty_tableau_with_stock_left_goes_on_to_the_next_round() -> None:
+def test_ruling_chris_cross_pairs_not_won_while_the_stock_has_cards() -> None:
     rows = ["AC .. .. .. ..", "AH .. .. .. ..", ".. .. .. .. ..", ".. .. .. .. ..", ".. .. .. .. .."]
     state = CCP.apply(CCP.from_text(layout(rows, "KD KH")), Move("cast", "a1", "a2"))
     assert state.ended is None and (state.round, state.phase) == (2, 1)
@@ -364,9 +364,11 @@ def test_ruling_chris_cross_pairs_score_is_the_cards_cast_out_higher_is_better()
     assert CCP.score(state) == 2 and CCP.view(state)["board"]["cast_out"] == 2
 
 
-def test_chris_cross_pairs_concede() -> None:
+def test_ruling_chris_cross_pairs_concede_at_any_time_scores_as_it_stands() -> None:
     state = CCP.apply(CCP.deal(1), Move("cast", "a1", "d4"))
-    state = CCP.apply(state, CONCEDE)
+    assert CCP.end(state, Ending.OUT_OF_TIME).ended is Ending.OUT_OF_TIME
+    assert CCP.score(CCP.end(state, Ending.OUT_OF_TIME)) == 2
+    state = CCP.apply(state, CONCEDE)  # mid-step, before settling
     assert state.ended is Ending.CONCEDED and CCP.score(state) == 2
     with pytest.raises(IllegalMove, match="over"):
         CCP.apply(state, Move("settle"))
@@ -492,3 +494,56 @@ def test_chris_cross_pairs_layout_waste_keeps_the_cast_order() -> None:
 def test_chris_cross_pairs_bad_layouts_are_refused(text: str, message: str) -> None:
     with pytest.raises(BadLayout, match=message):
         CCP.from_text(text)
+
+
+# --- added by the rulings audit ---------------------------------------------------------------------
+
+
+def test_ruling_chris_cross_pairs_phase_2_moves_only_rows_with_fewer_than_five_cards() -> None:
+    # The only pair is 9D/9H at e2/e3; rows 4 and 5 hold four cards, row 1 five.
+    rows = changed(BASE, e3="9H", e4="..", e5="..")
+    state = CCP.from_text(layout(rows, "KD"))
+    assert CCP.legal_moves(state) == moves("cast e2 e3")
+    state = CCP.apply(state, Move("cast", "e2", "e3"))
+    state = CCP.apply(state, Move("settle"))
+    assert (state.round, state.phase) == (1, 2)
+    assert grid_rows(state) == [
+        "AC 6C JC 3D 8D",  # full: left alone
+        "7C QC 4D 2C ..",
+        "8C KC 5D 3C ..",
+        "9C AD 6D 4C ..",
+        "TC 2D 7D 5C ..",
+    ]
+    assert CCP.legal_moves(state) == moves("cast d1 d3")  # casting resumes: 3D and 3C
+
+
+def test_ruling_chris_cross_pairs_a_phase_ends_only_when_no_cast_is_possible() -> None:
+    # After one cast another pair is left: phase 1 goes on (the engine does not end it early).
+    state = CCP.from_text(layout(changed(BASE, a4="2H", c3="JH"), "KD"))
+    assert CCP.legal_moves(state) == moves("cast a2 a4", "cast c1 c3")
+    state = CCP.apply(CCP.apply(state, Move("cast", "a2", "a4")), Move("settle"))
+    assert (state.round, state.phase, state.round_casts, state.ended) == (1, 1, 1, None)
+    assert Move("cast", "c1", "c3") in CCP.legal_moves(state)
+
+
+def test_ruling_chris_cross_pairs_phase_1_without_a_cast_loses_at_once_no_transposition_no_refill() -> None:
+    # Round 1, phase 1, no pair to cast: lost there and then, with row 5 short and cards in the stock.
+    rows = changed(BASE, e5="..")
+    state = CCP.from_text(layout(rows, "QH KD KH KS"))
+    assert state.ended is Ending.LOST and CCP.legal_moves(state) == []
+    assert (state.round, state.phase, state.round_casts) == (1, 1, 0)
+    assert grid_rows(state) == rows  # no phase-2 transposition happened
+    assert [TEXT[c] for c in state.stock] == ["QH", "KD", "KH", "KS"]  # and no refill
+    assert CCP.score(state) == 52 - 24 - 4
+
+
+def test_ruling_chris_cross_pairs_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealt = {seed: CCP.to_text(CCP.deal(seed)) for seed in (0, 1)}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the deal used Python's random module")
+
+    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
+        monkeypatch.setattr(random, name, refuse)
+    for seed in (0, 1):
+        assert CCP.to_text(CCP.deal(seed)) == dealt[seed]

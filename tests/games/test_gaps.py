@@ -130,6 +130,7 @@ def test_ruling_gaps_gap_takes_the_next_rank_of_the_same_suit_as_its_left_neighb
 
 def test_ruling_gaps_gap_right_of_a_king_cannot_be_filled() -> None:
     state = GAPS.from_text(layout(STUCK_ROWS))
+    assert fill("a5") not in GAPS.legal_moves(state) and fill("c13") not in GAPS.legal_moves(state)
     with pytest.raises(IllegalMove, match=r"right of KH.*king"):
         GAPS.apply(state, fill("a5"))
     with pytest.raises(IllegalMove, match="right of KD"):
@@ -138,6 +139,7 @@ def test_ruling_gaps_gap_right_of_a_king_cannot_be_filled() -> None:
 
 def test_ruling_gaps_gap_right_of_another_gap_cannot_be_filled() -> None:
     state = GAPS.from_text(layout(STUCK_ROWS))
+    assert fill("b5") not in GAPS.legal_moves(state)
     with pytest.raises(IllegalMove, match="right of another gap"):
         GAPS.apply(state, fill("b5"))
 
@@ -282,10 +284,13 @@ def test_ruling_gaps_score_counts_the_run_from_each_rows_2_higher_is_better() ->
     assert GAPS.score(GAPS.from_text(rows)) == 2 + 2 + 6 + 2
 
 
-def test_gaps_concede() -> None:
+def test_ruling_gaps_concede_at_any_time_scores_as_it_stands() -> None:
     state = GAPS.apply(GAPS.from_text(DEAL_2024), CONCEDE)
     assert state.ended is Ending.CONCEDED and GAPS.score(state) == 4
     assert GAPS.legal_moves(state) == []
+    stuck = GAPS.from_text(layout(STUCK_ROWS))  # stuck, a redeal left: conceding scores the runs
+    for over in (GAPS.apply(stuck, CONCEDE), GAPS.end(stuck, Ending.OUT_OF_TIME)):
+        assert over.ended in (Ending.CONCEDED, Ending.OUT_OF_TIME) and GAPS.score(over) == 27
 
 
 # --- layouts and moves ------------------------------------------------------------------
@@ -388,3 +393,51 @@ def test_gaps_cards_hold_the_removed_aces() -> None:
     state = GAPS.from_text(DEAL_2024)
     assert sorted(GAPS.cards(state)) == list(range(52))
     assert set(parse_cards(["AC", "AD", "AH", "AS"])) <= set(GAPS.cards(state))
+
+
+# --- added by the rulings audit ---------------------------------------------------------------------
+
+# The rows' 2s in the order spades, hearts, diamonds, clubs: each row is built in its own 2's suit.
+OWN_SUITS = """\
+2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS --
+2H 3H 4H 5H 6H 7H 8H 9H TH JH QH KH --
+2D 3D 4D 5D 6D 7D 8D 9D TD JD QD -- KD
+2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC --
+"""
+
+
+def test_ruling_gaps_each_rows_suit_is_the_suit_of_its_2() -> None:
+    state = GAPS.from_text(OWN_SUITS)
+    assert state.ended is None and GAPS.score(state) == 12 + 12 + 11 + 12
+    assert GAPS.legal_moves(state) == [fill("c12")]  # KD comes after QD: the row of 2D is diamonds
+    won = GAPS.apply(state, fill("c12"))
+    assert won.ended is Ending.WON and GAPS.score(won) == 48
+    # A run of another suit than the row's 2 counts nothing.
+    other = OWN_SUITS.replace("2S 3S 4S", "2S 3H 4S").replace("2H 3H 4H", "2H 3S 4H")
+    assert GAPS.score(GAPS.from_text(other)) == 1 + 1 + 11 + 12
+
+
+def test_ruling_gaps_the_aces_are_removed_after_a_redeal_leaving_four_gaps() -> None:
+    for seed in range(6):
+        after = GAPS.apply(GAPS.from_text(layout(STUCK_ROWS, seed=seed)), Move("redeal"))
+        assert len(after.gaps) == 4 and [c for c in after.cells if c != GAP and RANK[c] == 1] == []
+        assert sorted(GAPS.cards(after)) == list(range(52))
+        # The four gaps lie among the redealt cells, never inside the runs kept in place.
+        assert all(g % 13 >= {0: 3, 1: 2, 2: 11, 3: 11}[g // 13] for g in after.gaps)
+
+
+def test_ruling_gaps_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealt = {seed: GAPS.to_text(GAPS.deal(seed)) for seed in (0, 1)}
+    redealt = {
+        seed: GAPS.to_text(GAPS.apply(GAPS.from_text(layout(STUCK_ROWS, seed=seed)), Move("redeal"))) for seed in (0, 1)
+    }
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the deal used Python's random module")
+
+    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
+        monkeypatch.setattr(random, name, refuse)
+    for seed in (0, 1):
+        assert GAPS.to_text(GAPS.deal(seed)) == dealt[seed]
+        stuck = GAPS.from_text(layout(STUCK_ROWS, seed=seed))
+        assert GAPS.to_text(GAPS.apply(stuck, Move("redeal"))) == redealt[seed]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from parlour.games import gate  # noqa: F401  # isort: skip
 
+import random
+
 import pytest
 
 from parlour.games import CONCEDE, BadLayout, BadMove, Ending, IllegalMove, Move, get_game, parse_move
@@ -525,3 +527,26 @@ def test_gate_replay_reproduces_a_game() -> None:
     for move in log:
         again = GATE.apply(again, move)
     assert GATE.state_hash(again) == GATE.state_hash(state)
+
+
+# --- added by the rulings audit ---------------------------------------------------------------------
+
+
+def test_ruling_gate_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealt = {seed: GATE.to_text(GATE.deal(seed)) for seed in (0, 1)}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the deal used Python's random module")
+
+    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
+        monkeypatch.setattr(random, name, refuse)
+    for seed in (0, 1):
+        assert GATE.to_text(GATE.deal(seed)) == dealt[seed]
+
+
+def test_ruling_gate_out_of_time_ends_and_scores_as_it_stands() -> None:
+    state = GATE.from_text(layout(found="3C AH", piles=("KS",)))
+    over = GATE.end(state, Ending.OUT_OF_TIME)
+    assert over.ended is Ending.OUT_OF_TIME and GATE.score(over) == 4 and GATE.legal_moves(over) == []
+    with pytest.raises(IllegalMove, match="over"):
+        GATE.apply(over, mv("t1", "t2", 1))

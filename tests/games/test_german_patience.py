@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
 
 from parlour.games import german_patience  # noqa: F401
 from parlour.games.base import CONCEDE, Ending, Move, parse_move
-from parlour.games.cards import TEXT, parse_card
+from parlour.games.cards import TEXT, parse_card, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import get_game
+from parlour.games.shuffle import shuffle
 
 GP = get_game("german-patience")
 TEXTS = [TEXT[c] for c in range(52)]  # card order
@@ -374,3 +376,31 @@ def test_german_patience_layout_ended_is_computed() -> None:
 def test_german_patience_layout_errors(text: str, message: str) -> None:
     with pytest.raises(BadLayout, match=message):
         GP.from_text(text)
+
+
+# --- added by the rulings audit ---------------------------------------------------------------------
+
+
+def test_ruling_german_patience_deal_uses_the_documented_shuffle_of_two_decks() -> None:
+    for seed in (0, 1, 2**255):
+        deck = shuffle(standard_deck(decks=2), seed, "deal")
+        state = GP.deal(seed)
+        assert state.piles == tuple((c,) for c in deck[:8]) and state.stock == tuple(deck[8:])
+
+
+def test_ruling_german_patience_out_of_time_ends_the_game_scored_as_it_stands() -> None:
+    state = GP.from_text(layout(["5H 6H 7H", "4C", "", "KD"], waste="8S"))
+    over = GP.end(state, Ending.OUT_OF_TIME)
+    assert over.ended is Ending.OUT_OF_TIME and GP.score(over) == 5 and GP.legal_moves(over) == []
+
+
+def test_ruling_german_patience_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealt = {seed: GP.to_text(GP.deal(seed)) for seed in (0, 1)}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the deal used Python's random module")
+
+    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
+        monkeypatch.setattr(random, name, refuse)
+    for seed in (0, 1):
+        assert GP.to_text(GP.deal(seed)) == dealt[seed]

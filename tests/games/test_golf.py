@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import random
+
 import pytest
 
 from parlour.games import CONCEDE, Ending, IllegalMove, Move, get_game
-from parlour.games.cards import parse_card
+from parlour.games.cards import TEXT, parse_card, standard_deck
+from parlour.games.shuffle import shuffle
 
 GOLF = get_game("golf")
 
@@ -73,7 +77,7 @@ def test_ruling_golf_stock_may_be_turned_at_any_time_no_redeal() -> None:
         GOLF.apply(state, Move("turn"))
 
 
-def test_golf_turn_from_empty_stock_is_refused() -> None:
+def test_ruling_golf_no_redeal_once_the_stock_is_empty() -> None:
     state = GOLF.from_text(board("", "5S", ["4H", "KC", "", "", "", "", ""]))
     assert GOLF.legal_moves(state) == [Move("play", "p1")]
     with pytest.raises(IllegalMove, match="stock is empty"):
@@ -100,9 +104,15 @@ def test_ruling_golf_score_is_cards_left_lower_is_better() -> None:
     assert GOLF.score(state) == 35
 
 
-def test_golf_concede() -> None:
+def test_ruling_golf_concede_at_any_time_scores_as_it_stands() -> None:
     state = GOLF.apply(GOLF.from_text(LAYOUT), CONCEDE)
     assert state.ended is Ending.CONCEDED and GOLF.score(state) == 35
+    # Part-way through: the cards left in the piles, whether conceded or out of time.
+    played = GOLF.apply(GOLF.from_text(board("KC", "5S", ["4H", "9D 6D", "", "", "", "", ""])), Move("play", "p1"))
+    assert played.ended is None and GOLF.score(played) == 2
+    for over in (GOLF.apply(played, CONCEDE), GOLF.end(played, Ending.OUT_OF_TIME)):
+        assert over.ended in (Ending.CONCEDED, Ending.OUT_OF_TIME) and GOLF.score(over) == 2
+        assert GOLF.legal_moves(over) == []
 
 
 def test_golf_layout_round_trips_in_the_solver_format() -> None:
@@ -123,3 +133,85 @@ def test_golf_move_shorthands() -> None:
     assert GOLF.parse_move("3") == Move("play", "p3")
     assert GOLF.parse_move("t") == Move("turn")
     assert GOLF.parse_move("play p7") == Move("play", "p7")
+
+
+# --- added by the rulings audit ---------------------------------------------------------------------
+
+
+def test_ruling_golf_deal_is_a_pure_function_of_the_seed_using_the_documented_shuffle() -> None:
+    deck = shuffle(standard_deck(), 1, "deal")
+    random.seed(1)
+    first = GOLF.deal(1)
+    random.seed(2)  # Python's random module plays no part
+    assert GOLF.state_hash(GOLF.deal(1)) == GOLF.state_hash(first)
+    assert first.piles == tuple(tuple(deck[p:35:7]) for p in range(7))  # card i onto pile i % 7
+    assert first.waste == (deck[35],) and first.stock == tuple(deck[36:])
+    assert GOLF.to_text(first).startswith("Talon: 6C KS JH JC AC 7S 7D 9H 5S TS 2D 4S 9D 3C TC 5C\nFoundations: TH\n")
+    assert GOLF.to_text(GOLF.deal(1)) != GOLF.to_text(GOLF.deal(2))
+
+
+def test_ruling_golf_first_stock_card_is_turned_onto_the_waste_at_the_start() -> None:
+    deck = shuffle(standard_deck(), 5, "deal")
+    state = GOLF.deal(5)
+    assert state.waste == (deck[35],) and len(state.stock) == 16
+    assert GOLF.apply(state, Move("turn")).waste == (deck[35], deck[36])
+
+
+def test_ruling_golf_stock_order_is_hidden_the_view_shows_only_its_count() -> None:
+    state = GOLF.deal(9)
+    for viewer in ("player", "public"):
+        view = GOLF.view(state, viewer)
+        assert view["board"]["stock"] == 16
+        dumped = json.dumps(view)
+        assert all(f'"{TEXT[c]}"' not in dumped for c in state.stock)
+        assert all(f'"{TEXT[c]}"' in dumped for pile in state.piles for c in pile)
+        assert f'"{TEXT[state.waste[-1]]}"' in dumped
+
+
+def test_ruling_golf_only_the_top_card_of_a_pile_may_go_onto_the_waste() -> None:
+    # p1: 6D under 4H (4H is the top); p2: 4C under 9C.
+    state = GOLF.from_text(board("KC", "5S", ["6D 4H", "4C 9C", "", "", "", "", ""]))
+    assert set(GOLF.legal_moves(state)) == {Move("play", "p1"), Move("turn")}
+    after = GOLF.apply(state, Move("play", "p1"))
+    assert after.waste[-1] == parse_card("4H") and after.piles[0] == (parse_card("6D"),)
+    with pytest.raises(IllegalMove, match="9C is not one rank above or below"):
+        GOLF.apply(state, Move("play", "p2"))
+
+
+def test_ruling_golf_a_king_and_an_ace_do_not_go_on_each_other() -> None:
+    on_king = GOLF.from_text(board("5C", "KS", ["AH", "", "", "", "", "", ""]))
+    with pytest.raises(IllegalMove, match="AH is not one rank above or below the waste card KS"):
+        GOLF.apply(on_king, Move("play", "p1"))
+    on_ace = GOLF.from_text(board("5C", "AS", ["KH", "", "", "", "", "", ""]))
+    with pytest.raises(IllegalMove, match="KH is not one rank above or below the waste card AS"):
+        GOLF.apply(on_ace, Move("play", "p1"))
+    # With the stock empty, a K on an A is no move: the game is over.
+    assert GOLF.from_text(board("", "AS", ["KH", "", "", "", "", "", ""])).ended is Ending.STUCK
+
+
+def test_ruling_golf_not_over_while_the_stock_has_cards() -> None:
+    state = GOLF.from_text(board("2D", "5S", ["9H", "KC", "", "", "", "", ""]))
+    assert state.ended is None and GOLF.legal_moves(state) == [Move("turn")]
+    # Won with cards left in the stock: the tableau is empty.
+    won = GOLF.apply(GOLF.from_text(board("9C 2D", "5S", ["6H", "", "", "", "", "", ""])), Move("play", "p1"))
+    assert won.ended is Ending.WON and len(won.stock) == 2 and GOLF.score(won) == 0
+
+
+@pytest.mark.parametrize(("piles", "left"), [(["9H", "KC"], 2), (["9H 9D 9C 9S", "KC KD KH", "QC"], 8)])
+def test_ruling_golf_score_is_the_cards_left_in_the_seven_piles(piles: list[str], left: int) -> None:
+    state = GOLF.from_text(board("", "5S", piles + [""] * (7 - len(piles))))
+    assert state.ended is Ending.STUCK and GOLF.score(state) == left
+    assert GOLF.view(state)["score"] == left
+    assert GOLF.score_range == (0, 35)
+
+
+def test_ruling_golf_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
+    dealt = {seed: GOLF.to_text(GOLF.deal(seed)) for seed in (0, 1)}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the deal used Python's random module")
+
+    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
+        monkeypatch.setattr(random, name, refuse)
+    for seed in (0, 1):
+        assert GOLF.to_text(GOLF.deal(seed)) == dealt[seed]
