@@ -14,7 +14,7 @@ A whole race from one player's side::
         while view["moves"]:  # the legal moves in wire form; empty once this game is over
             ack = await client.move(race, seq, view["moves"][0])
             view, seq = ack.view, ack.seq
-        end = await client.next_event(End, race=race, timeout=start.deadline)
+        end = await client.next_event(End, race=race, timeout=660)  # when every seat is done, or at time_limit
         print(end.results)
 
 Every request method returns the server's typed reply or raises :class:`ClientError` with
@@ -26,6 +26,10 @@ If the connection drops (the server restarts, the network fails), the client rec
 by itself, says hello with its token (so it is the same player and keeps its seats),
 watches again what it was watching, puts a :class:`Resumed` event in the queue and
 re-sends the requests that had no answer yet: their callers just get the answer late.
+Moves and undos are safe to re-send (the ``seq`` turns a repeat into a duplicate ack); a
+request the server applied just before the drop may be applied again if it has no such
+guard: a re-sent ``create`` can make a second race, a re-sent ``leave`` or ``concede``
+can be refused (``not_seated``, ``game_over``).
 After a :class:`Resumed`, call :meth:`Client.snapshot` for each race in ``resumed.races``
 to get its full state (your seat, ``seq`` and view): events sent while you were away
 are not sent again. Only when reconnecting fails for ``reconnect_timeout`` seconds do
@@ -392,7 +396,7 @@ class Client:
                     event = await self._queue.get()
                     if event is None:
                         self._queue.put_nowait(None)
-                        raise self._failure or Disconnected("the client is closed")
+                        raise self._gone()
                     if _matches(event, type_, race):
                         return event  # type: ignore[return-value]
                     self._held.append(event)
@@ -406,7 +410,7 @@ class Client:
     async def _request(self, reply_type: type[R], kind: type[m.Request], **fields: Any) -> R:
         """Send a request with the next id and wait for its reply, across reconnections."""
         if self._failure is not None:
-            raise self._failure
+            raise self._gone()
         request = kind(id=next(self._ids), **fields)
         pending = _Pending(request, asyncio.get_running_loop().create_future())
         self._pending[request.id] = pending
@@ -561,6 +565,13 @@ class Client:
             raise
         return ws
 
+    def _gone(self) -> Disconnected:
+        """A fresh exception saying why the client is closed (one instance per raise keeps tracebacks apart)."""
+        failure = self._failure or Disconnected("the client is closed")
+        error = Disconnected(*failure.args)
+        error.__cause__ = failure.__cause__
+        return error
+
     def _shut(self, failure: Disconnected) -> None:
         """Fail every waiting request and end the event stream (once)."""
         if self._failure is not None:
@@ -569,7 +580,7 @@ class Client:
         self._ws = None
         for pending in self._pending.values():
             if not pending.future.done():
-                pending.future.set_exception(failure)
+                pending.future.set_exception(self._gone())
         self._queue.put_nowait(None)
 
 
