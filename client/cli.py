@@ -166,6 +166,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         idle_timeout=args.idle_timeout,
         max_frame=args.max_frame,
         countdown=args.countdown,
+        rate=args.rate,
+        burst=args.burst,
+        max_races=args.max_races,
     )
     try:
         return run(config)
@@ -216,6 +219,9 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--idle-timeout", type=float, default=600.0, help="seconds before an idle connection closes")
     server.add_argument("--max-frame", type=int, default=16 * 1024, help="largest frame in bytes (default 16384)")
     server.add_argument("--countdown", type=float, default=3.0, help="seconds from all ready to the start")
+    server.add_argument("--rate", type=float, default=50.0, help="messages per second a connection may average")
+    server.add_argument("--burst", type=int, default=200, help="messages a connection may send at once")
+    server.add_argument("--max-races", type=int, default=5, help="open and live races a player may be in")
     server.set_defaults(run=cmd_serve)
     return parser
 

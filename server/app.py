@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import time
 from collections import defaultdict
@@ -37,6 +38,7 @@ from parlour.server.race import UNDO, Race, Settings, Status
 from parlour.server.store import LogConflict, Player, Store
 
 SERVER_NAME = "parlour/0.1"
+log = logging.getLogger("parlour.server")
 FLOOD_CLOSE = 500  # refused messages in a row before a flooding connection is closed
 
 
@@ -208,6 +210,9 @@ class Server:
                 self.metrics.observe_move(time.perf_counter() - started)
         except ProtocolError as error:
             await self._refuse(conn, request_id, error)
+        except Exception:
+            log.exception("request %s failed", request_id)
+            await self._refuse(conn, request_id, ProtocolError(ErrorCode.INTERNAL, "the server failed; try again"))
 
     async def _refuse(self, conn: Connection, request_id: int | None, error: ProtocolError) -> None:
         conn.refused += 1
@@ -508,7 +513,10 @@ class Server:
         async def later() -> None:
             await asyncio.sleep(max(0.0, when - time.time()))
             self.timers.pop(key, None)
-            await action(*args)
+            try:
+                await action(*args)
+            except Exception:
+                log.exception("timer %s failed", key)
 
         self.timers[key] = asyncio.create_task(later())
 

@@ -8,6 +8,7 @@ SIGINT stop it: clients are told, connections close, Redis stops if it is embedd
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import sys
 from pathlib import Path
@@ -23,7 +24,9 @@ from parlour.server.store import Store
 
 async def serve_forever(config: Config, redis_url: str) -> None:
     """Serve until SIGTERM or SIGINT."""
-    store = Store(aioredis.from_url(redis_url))
+    # A blocking pool: when every connection is busy, wait for one instead of failing.
+    pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=20)
+    store = Store(aioredis.Redis(connection_pool=pool))
     await store.ping()
     server = Server(config, store)
     await server.recover()
@@ -52,6 +55,7 @@ async def serve_forever(config: Config, redis_url: str) -> None:
 
 def run(config: Config) -> int:
     """Run the server with ``config``; return the process exit status."""
+    logging.basicConfig(level=logging.WARNING, format="parlour: %(levelname)s %(name)s: %(message)s")
     embedded = None
     redis_url = config.redis_url
     if redis_url is None:
