@@ -151,6 +151,53 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return status
 
 
+def default_name() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()[:32] or "player"
+    except Exception:
+        return "player"
+
+
+def cmd_race(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from parlour.client.connection import ClientError
+    from parlour.client.line_race import race
+
+    settings: dict[str, Any] = {}
+    if args.action == "create":
+        settings = {
+            "options": parse_options(args.option),
+            "seats": args.seats,
+            "time_limit": args.time_limit,
+            "public": not args.private,
+            "undo": args.undo,
+            "spectator_delay": args.delay,
+        }
+    try:
+        return asyncio.run(race(args.server, args.name, args.action, args.target, settings, sys.stdin, sys.stdout))
+    except ClientError as error:
+        raise CommandError(f"the server refused: {error.code}: {error.message}") from None
+    except OSError as error:
+        raise CommandError(f"cannot reach {args.server}: {error}") from None
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from parlour.client.connection import ClientError
+    from parlour.client.line_race import watch
+
+    try:
+        return asyncio.run(watch(args.server, args.name, args.race, sys.stdout))
+    except ClientError as error:
+        raise CommandError(f"the server refused: {error.code}: {error.message}") from None
+    except OSError as error:
+        raise CommandError(f"cannot reach {args.server}: {error}") from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from parlour.server.config import Config
     from parlour.server.embedded_redis import EmbeddedRedisError
@@ -204,6 +251,28 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--board", nargs="+", action="extend", default=[], metavar="FILE", help="board files")
     solve.add_argument("--json", action="store_true", help="one JSON object per board")
     solve.set_defaults(run=cmd_solve)
+
+    racing = commands.add_parser("race", help="race on a server from this terminal")
+    racing.add_argument("--server", required=True, metavar="URL", help="the server, e.g. ws://host:8765")
+    racing.add_argument("--name", default=default_name(), help="your display name (default: your login)")
+    race_actions = racing.add_subparsers(dest="action", required=True, metavar="ACTION")
+    create = race_actions.add_parser("create", help="create a race and wait for the others")
+    create.add_argument("target", metavar="GAME", help="a game name (see 'parlour games')")
+    create.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
+    create.add_argument("--seats", type=int, default=2, help="racers, you included (default 2)")
+    create.add_argument("--time-limit", type=int, default=600, help="seconds (default 600)")
+    create.add_argument("--private", action="store_true", help="not listed: others join with the code")
+    create.add_argument("--undo", action="store_true", help="allow undo")
+    create.add_argument("--delay", type=int, default=0, help="seconds spectators see the boards late")
+    join = race_actions.add_parser("join", help="take a seat in a race")
+    join.add_argument("target", metavar="CODE", help="the race's join code (or its id)")
+    racing.set_defaults(run=cmd_race)
+
+    watching = commands.add_parser("watch", help="watch a race's boards from this terminal")
+    watching.add_argument("--server", required=True, metavar="URL", help="the server, e.g. ws://host:8765")
+    watching.add_argument("--name", default=default_name(), help="your display name")
+    watching.add_argument("race", metavar="RACE", help="the race id")
+    watching.set_defaults(run=cmd_watch)
 
     verify = commands.add_parser("verify", help="check a race replay: the commitment, every log, every score")
     verify.add_argument("replay", nargs="+", metavar="REPLAY", help="replay files (JSON) saved from a race")

@@ -238,13 +238,14 @@ class Client:
         Requests still waiting raise :class:`Disconnected`; :meth:`events` ends. Safe to call twice.
         """
         self._closing = True
+        ws = self._ws  # cancelling the reader forgets it
         if self._reader is not None and not self._reader.done():
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reader
-        if self._ws is not None:
-            await self._ws.close()
-            self._ws = None
+        if ws is not None:
+            await ws.close()
+        self._ws = None
         self._shut(Disconnected("the client is closed"))
 
     async def __aenter__(self) -> Self:

@@ -26,6 +26,30 @@ def describe_end(game: Game[Any], view: dict[str, Any]) -> str:
     return f"Game over: {view['ended']}. Score: {view['score']} ({direction})."
 
 
+def read_line(game: Game[Any], text: str, view: dict[str, Any], hints: list[Move]) -> Move | str | None:
+    """What a typed line asks for: a move to send, text to print, or ``None`` for nothing.
+
+    ``hints`` is filled when the player asks for the legal moves (``?``), so that a
+    number then picks one of them. Raises :class:`GameError` for a line that is no move.
+    """
+    text = text.strip()
+    word = text.lower()
+    if not text:
+        return None
+    if word in ("help", "h"):
+        return HELP
+    if word == "board":
+        return game.render(view)
+    if word in ("?", "hint", "moves"):
+        hints[:] = [Move.from_wire(m) for m in view.get("moves", [])]
+        return "\n".join(f"{i:>3}. {m.text()}" for i, m in enumerate(hints, 1)) or "No legal move."
+    if word in ("quit", "exit", "q"):
+        return CONCEDE
+    if text.isdigit() and hints and 1 <= int(text) <= len(hints):
+        return hints[int(text) - 1]
+    return game.parse_move(text)
+
+
 def play_lines(
     game: Game[Any],
     view: dict[str, Any],
@@ -53,33 +77,16 @@ def play_lines(
             say("")
             view = send(CONCEDE)
             break
-        text = line.strip()
-        if not text:
-            continue
-        word = text.lower()
-        if word in ("help", "h"):
-            say(HELP)
-            continue
-        if word == "board":
-            say(game.render(view))
-            continue
-        if word in ("?", "hint", "moves"):
-            hints = [Move.from_wire(m) for m in view["moves"]]
-            say("\n".join(f"{i:>3}. {m.text()}" for i, m in enumerate(hints, 1)) or "No legal move.")
-            continue
-        if word in ("quit", "exit", "q"):
-            text = "concede"
         try:
-            if text.isdigit() and hints and 1 <= int(text) <= len(hints):
-                move = hints[int(text) - 1]
-            else:
-                move = game.parse_move(text)
-            view = send(move)
+            wanted = read_line(game, line, view, hints)
+            if isinstance(wanted, Move):
+                view = send(wanted)
+                hints.clear()
+                wanted = game.render(view)
         except GameError as error:
-            say(f"{type(error).__name__}: {error}")
-            continue
-        hints = []
-        say(game.render(view))
+            wanted = f"{type(error).__name__}: {error}"
+        if wanted is not None:
+            say(wanted)
     say(describe_end(game, view))
     return view
 

@@ -37,26 +37,22 @@ class Message:
     def to_wire(self) -> JsonMap:
         """The message as a map ready for msgpack; fields that are ``None`` are left out."""
         out: JsonMap = {"type": self.TYPE}
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
+        for name in _field_names(type(self)):
+            value = getattr(self, name)
             if value is not None:
-                out[f.name] = value
+                out[name] = value
         return out
 
     @classmethod
     def from_wire(cls, data: JsonMap) -> Message:
         """Build and check a message from a decoded map (its ``type`` already matched)."""
         values = {}
-        hints = _hints(cls)
-        for f in dataclasses.fields(cls):
-            if f.name in data and data[f.name] is not None:
-                values[f.name] = _check(cls.TYPE, f.name, data[f.name], hints[f.name], f.metadata.get("limits"))
-            elif (
-                f.default is dataclasses.MISSING
-                and f.default_factory is dataclasses.MISSING
-                and not _optional(hints[f.name])
-            ):
-                raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{cls.TYPE}: the field {f.name!r} is missing")
+        for name, kinds, bounds, required in _specs(cls):
+            value = data.get(name)
+            if value is not None:
+                values[name] = _check(cls.TYPE, name, value, kinds, bounds)
+            elif required:
+                raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{cls.TYPE}: the field {name!r} is missing")
         return cls(**values)
 
 
@@ -146,7 +142,7 @@ class MakeMove(Request):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Undo(Request):
-    """Take back the last move; ``seq`` is the number of moves made so far."""
+    """Take back the last move; ``seq`` is the number of log entries so far (moves and undos)."""
 
     TYPE: ClassVar[str] = "undo"
     race: str = limits(1, 64)
@@ -206,7 +202,7 @@ class Welcome(Reply):
     bot: bool = False
     server: str = ""
     token: str | None = None
-    races: list[Any] = field(default_factory=list)  # ids of live races the player is seated in
+    races: list[Any] = field(default_factory=list)  # ids of the unfinished races the player is seated in
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -360,42 +356,49 @@ __all__ = [cls.__name__ for cls in MESSAGES.values()]
 
 # --- checking ------------------------------------------------------------------------
 
-_HINTS: dict[type, dict[str, Any]] = {}
+# Per message class: (field name, accepted Python types, bounds, required), worked out once.
+_Spec = tuple[str, tuple[type, ...], tuple[int, int] | None, bool]
+_SPECS: dict[type, list[_Spec]] = {}
+_NAMES: dict[type, tuple[str, ...]] = {}
 
 
-def _hints(cls: type) -> dict[str, Any]:
-    if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
-    return _HINTS[cls]
+def _field_names(cls: type) -> tuple[str, ...]:
+    if cls not in _NAMES:
+        _NAMES[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return _NAMES[cls]
 
 
-def _optional(hint: Any) -> bool:
-    return isinstance(hint, types.UnionType) and type(None) in typing.get_args(hint)
+def _specs(cls: type) -> list[_Spec]:
+    if cls not in _SPECS:
+        hints = typing.get_type_hints(cls)
+        specs = []
+        for f in dataclasses.fields(cls):
+            hint = hints[f.name]
+            members = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+            kinds = tuple(typing.get_origin(k) or k for k in members if k is not type(None))
+            required = (
+                f.default is dataclasses.MISSING
+                and f.default_factory is dataclasses.MISSING
+                and type(None) not in members
+            )
+            specs.append((f.name, kinds, f.metadata.get("limits"), required))
+        _SPECS[cls] = specs
+    return _SPECS[cls]
 
 
-def _check(mtype: str, name: str, value: Any, hint: Any, bounds: tuple[int, int] | None) -> Any:
-    """``value`` if it fits ``hint`` and ``bounds``, else a ``bad_message`` error naming the field."""
-    allowed = [a for a in typing.get_args(hint) if a is not type(None)] if _optional(hint) else [hint]
-    if isinstance(hint, types.UnionType) and not _optional(hint):
-        allowed = list(typing.get_args(hint))
-    for kind in allowed:
-        origin = typing.get_origin(kind) or kind
-        if origin is bool and type(value) is bool:
-            break
-        if origin is int and type(value) is int:
-            break
-        if origin is float and type(value) in (int, float):
+def _check(mtype: str, name: str, value: Any, kinds: tuple[type, ...], bounds: tuple[int, int] | None) -> Any:
+    """``value`` if it is one of ``kinds`` within ``bounds``, else a ``bad_message`` error naming the field."""
+    kind = type(value)
+    if kind not in kinds:
+        if kind is int and float in kinds:
             value = float(value)
-            break
-        if origin in (str, list, dict) and type(value) is origin:
-            break
-    else:
-        expected = " or ".join(getattr(k, "__name__", str(k)) for k in allowed)
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{mtype}: {name!r} must be {expected}, not {type(value).__name__}")
+        else:
+            expected = " or ".join(k.__name__ for k in kinds)
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{mtype}: {name!r} must be {expected}, not {kind.__name__}")
     if bounds is not None:
         lo, hi = bounds
-        size = value if type(value) is int else len(value) if type(value) in (str, list, dict) else None
+        size = value if kind is int else len(value) if kind in (str, list, dict) else None
         if size is not None and not lo <= size <= hi:
-            what = "" if type(value) is int else "the length of "
+            what = "" if kind is int else "the length of "
             raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{mtype}: {what}{name!r} must be from {lo} to {hi}")
     return value

@@ -354,6 +354,8 @@ class Server:
     # --- play ------------------------------------------------------------------------
 
     async def on_move(self, conn: Connection, msg: m.MakeMove) -> Message:
+        if list(msg.move) == UNDO:
+            raise ProtocolError(ErrorCode.BAD_MOVE, "take a move back with the 'undo' request")
         return await self._entry(conn, msg.id, msg.race, msg.seq, list(msg.move))
 
     async def on_undo(self, conn: Connection, msg: m.Undo) -> Message:
@@ -453,7 +455,10 @@ class Server:
         race.start(time.time())
         await self.store.save_race(race)
         for index, seat in enumerate(race.seats):
-            self.history[(race.id, index)].append((race.started_at or 0, 0, seat.state))
+            # A racer may not watch their own live race, even if they watched it before the start.
+            for conn in self.by_player.get(seat.player, ()):
+                self.watchers[race.id].discard(conn)
+                conn.watching.discard(race.id)
             start = m.Start(
                 race=race.id,
                 seat=index,
@@ -463,7 +468,8 @@ class Server:
                 view=race.game.view(seat.state, "player"),
             )
             self._send_player(seat.player, start)
-            if seat.player not in self.by_player or not self.by_player[seat.player]:
+            self._watch(race, index)  # spectators get every opening board
+            if not self.by_player.get(seat.player):
                 self._schedule(("grace", race.id, index), time.time() + self.config.grace, self._grace, race, index)
         self._announce(race)
         self._schedule(("deadline", race.id), race.deadline or 0, self._deadline, race)
@@ -574,15 +580,28 @@ class Server:
             broadcast(sockets, encode(message))
 
     def _watch(self, race: Race, index: int) -> None:
-        """Send spectators the seat's new public view, after the race's delay."""
+        """Send spectators the seat's new public view, after the race's delay.
+
+        A delayed update goes to whoever watches when it falls due, so a spectator who
+        arrives during the delay still sees every board after the one it was shown.
+        """
         seat = race.seats[index]
-        self.history[(race.id, index)].append((time.time(), seat.seq, seat.state))
-        watch = m.Watch(race=race.id, seat=index, seq=seat.seq, view=race.game.view(seat.state, "public"))
+        seq, state = seat.seq, seat.state
+        self.history[(race.id, index)].append((time.time(), seq, state))
         delay = race.settings.spectator_delay
+        if delay <= 0 and not self.watchers.get(race.id):
+            return
+
+        def send() -> None:
+            watchers = self.watchers.get(race.id)
+            if watchers:
+                view = race.game.view(state, "public")
+                self._broadcast(watchers, m.Watch(race=race.id, seat=index, seq=seq, view=view))
+
         if delay <= 0:
-            self._broadcast(self.watchers.get(race.id, ()), watch)
+            send()
         else:
-            asyncio.get_running_loop().call_later(delay, lambda: self._broadcast(self.watchers.get(race.id, ()), watch))
+            asyncio.get_running_loop().call_later(delay, send)
 
     def _delayed(self, race: Race, index: int, cutoff: float) -> tuple[int, Any] | None:
         shown = None

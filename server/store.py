@@ -28,6 +28,7 @@ from typing import Any
 
 import msgpack
 import redis.asyncio as aioredis
+from redis.exceptions import NoScriptError
 
 from parlour.server.race import Race, Seat, Settings, Status
 
@@ -72,7 +73,7 @@ class Store:
 
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
-        self._append = client.register_script(_APPEND)
+        self._append_sha = hashlib.sha1(_APPEND.encode()).hexdigest()
         self._pending: list[tuple[str, int, bytes, asyncio.Future[int]]] = []
         self._flush_scheduled = False
 
@@ -149,10 +150,10 @@ class Store:
         batch, self._pending = self._pending, []
         self._flush_scheduled = False
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for key, expected, payload, _ in batch:
-                    await self._append(keys=[key], args=[expected, payload], client=pipe)
-                results = await pipe.execute(raise_on_error=False)
+            results = await self._run_appends(batch)
+            if any(isinstance(r, NoScriptError) for r in results):  # Redis restarted: load the script again
+                await self.redis.script_load(_APPEND)
+                results = await self._run_appends(batch)
         except Exception as error:  # the whole batch failed: every caller learns why
             for *_, future in batch:
                 if not future.done():
@@ -165,6 +166,12 @@ class Store:
                 future.set_exception(result)
             else:
                 future.set_result(int(result))
+
+    async def _run_appends(self, batch: list[tuple[str, int, bytes, asyncio.Future[int]]]) -> list[Any]:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for key, expected, payload, _ in batch:
+                pipe.evalsha(self._append_sha, 1, key, expected, payload)
+            return list(await pipe.execute(raise_on_error=False))
 
     async def load_log(self, race_id: str, seat: int) -> list[list[Any]]:
         return [msgpack.unpackb(raw) for raw in await self.redis.lrange(log_key(race_id, seat), 0, -1)]

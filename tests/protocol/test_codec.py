@@ -38,16 +38,24 @@ def value_for(hint: Any, bounds: tuple[int, int] | None) -> st.SearchStrategy[An
     raise AssertionError(hint)
 
 
-@st.composite
-def messages(draw: st.DrawFn) -> Message:
-    cls = draw(st.sampled_from(sorted(MESSAGES.values(), key=lambda c: c.TYPE)))
+def message_strategy(cls: type[Message]) -> st.SearchStrategy[Message]:
+    """Messages of one class: every required field, any subset of the optional ones."""
     hints = typing.get_type_hints(cls)
-    values = {}
+    required, optional = {}, {}
     for f in dataclasses.fields(cls):
-        required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
-        if required or draw(st.booleans()):
-            values[f.name] = draw(value_for(hints[f.name], f.metadata.get("limits")))
-    return cls(**values)
+        strategy = value_for(hints[f.name], f.metadata.get("limits"))
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            required[f.name] = strategy
+        else:
+            optional[f.name] = strategy
+    return st.fixed_dictionaries(required, optional=optional).map(lambda fields: cls(**fields))
+
+
+MESSAGE_STRATEGIES = st.one_of([message_strategy(cls) for cls in sorted(MESSAGES.values(), key=lambda c: c.TYPE)])
+
+
+def messages() -> st.SearchStrategy[Message]:
+    return MESSAGE_STRATEGIES
 
 
 @given(messages())

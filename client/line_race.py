@@ -1,0 +1,203 @@
+"""Racing and watching from a terminal, line by line, before the Textual app exists.
+
+``parlour race --server URL create GAME`` creates a race and prints its id and join code;
+``parlour race --server URL join CODE`` takes a seat. Either way the player is ready at
+once: the race starts when every seat is taken. Moves are typed as in ``play-local``
+(``?`` lists them); other racers' progress is printed as it comes. ``parlour watch
+--server URL RACE`` prints every racer's board as it changes.
+
+The identity token of each server is kept in ``$XDG_CONFIG_HOME/parlour/identities.json``
+(or ``~/.config/parlour/``), so running again resumes the same player and seats.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from parlour.client.connection import Client, ClientError, Resumed
+from parlour.client.line_play import describe_end, read_line
+from parlour.games import CONCEDE, GameError, Move, get_game
+from parlour.protocol.messages import Countdown, End, Progress, RaceUpdate, Start, Watch
+
+
+def identities_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "parlour" / "identities.json"
+
+
+def load_token(server: str) -> str | None:
+    try:
+        return json.loads(identities_path().read_text()).get(server)
+    except (OSError, ValueError):
+        return None
+
+
+def save_token(server: str, token: str) -> None:
+    path = identities_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        known = json.loads(path.read_text())
+    except (OSError, ValueError):
+        known = {}
+    known[server] = token
+    path.write_text(json.dumps(known, indent=1))
+    path.chmod(0o600)
+
+
+async def connect(server: str, name: str) -> Client:
+    """Connect as the player this machine already is on ``server``, or as a new one."""
+    token = load_token(server)
+    try:
+        client = await Client.connect(server, name, token=token)
+    except ClientError as error:
+        if error.code != "bad_token":
+            raise
+        client = await Client.connect(server, name)
+    if client.token and client.token != token:
+        save_token(server, client.token)
+    return client
+
+
+class Terminal:
+    """Lines in (read in a thread, so events keep printing) and lines out."""
+
+    def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
+        self.stdin = stdin
+        self.stdout = stdout
+
+    def say(self, text: str) -> None:
+        self.stdout.write(text + "\n")
+        self.stdout.flush()
+
+    async def line(self) -> str | None:
+        line = await asyncio.to_thread(self.stdin.readline)
+        return line or None
+
+
+async def race(
+    server: str, name: str, action: str, target: str, settings: dict[str, Any], stdin: TextIO, stdout: TextIO
+) -> int:
+    """Create (``action == "create"``, ``target`` the game) or join (``target`` the code or id) and race."""
+    term = Terminal(stdin, stdout)
+    async with await connect(server, name) as client:
+        if action == "create":
+            info = (await client.create(target, **settings)).race
+            term.say(f"Race {info['id']} created: {info['seats']} seats of {info['game']}.")
+            term.say(f"A friend joins with:  parlour race --server {server} join {info['code']}")
+        else:
+            try:
+                info = (await client.join(code=target)).race
+            except ClientError as error:
+                if error.code != "unknown_race":
+                    raise
+                info = (await client.join(target)).race
+            term.say(f"Joined race {info['id']} ({info['game']}).")
+        race_id = info["id"]
+        await client.ready(race_id)
+        term.say("You are ready; the race starts when every seat is taken and ready.")
+        start = await wait_for_start(client, race_id, term)
+        return await play(client, race_id, start, term)
+
+
+async def wait_for_start(client: Client, race_id: str, term: Terminal) -> Start:
+    async for event in client.events():
+        if isinstance(event, Countdown) and event.race == race_id:
+            term.say(f"Starting in {event.starts_in:g} s...")
+        elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
+            players = ", ".join(p["name"] + (" (ready)" if p["ready"] else "") for p in event.race["players"])
+            term.say(f"Seats: {players}")
+        elif isinstance(event, Start) and event.race == race_id:
+            term.say(f"Go! Commitment to the deal: {event.commitment}")
+            return event
+    raise ConnectionError("the connection ended before the race started")
+
+
+async def play(client: Client, race_id: str, start: Start, term: Terminal) -> int:
+    """The move loop: typed lines become moves; others' progress and the end are printed."""
+    game = get_game(str(start.view["game"]))
+    view, seq = start.view, start.seq
+    hints: list[Move] = []
+    names: dict[int, str] = {}
+    term.say(game.render(view))
+    events = asyncio.create_task(show_events(client, race_id, term, names))
+    try:
+        while view["ended"] is None:
+            term.stdout.write("move> ")
+            term.stdout.flush()
+            line = await term.line()
+            try:
+                wanted = CONCEDE if line is None else read_line(game, line, view, hints)
+                if isinstance(wanted, Move):
+                    ack = await (
+                        client.concede(race_id) if wanted == CONCEDE else client.move(race_id, seq, wanted.wire())
+                    )
+                    view, seq = ack.view, ack.seq
+                    hints.clear()
+                    wanted = game.render(view)
+            except (GameError, ClientError) as error:
+                wanted = f"{getattr(error, 'code', type(error).__name__)}: {getattr(error, 'message', error)}"
+            if wanted is not None:
+                term.say(wanted)
+        term.say(describe_end(game, view))
+        term.say("Waiting for the others to finish...")
+        await events
+    finally:
+        events.cancel()
+    return 0
+
+
+async def show_events(client: Client, race_id: str, term: Terminal, names: dict[int, str]) -> None:
+    async for event in client.events():
+        if isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
+            names.update({p["seat"]: p["name"] for p in event.race["players"]})
+        elif isinstance(event, Progress) and event.race == race_id:
+            who = names.get(event.seat, f"seat {event.seat}")
+            state = f", {event.ended}" if event.ended else ""
+            term.say(f"  [{who}: score {event.score}, {event.moves} moves{state}]")
+        elif isinstance(event, Resumed):
+            term.say("  [reconnected]")
+        elif isinstance(event, End) and event.race == race_id:
+            term.say(format_results(event))
+            return
+
+
+def format_results(end: End) -> str:
+    lines = ["Results:"]
+    for r in end.results:
+        lines.append(
+            f"  {r['place']}. {r['name']}: score {r['score']} ({r['ended']}, {r['moves']} moves, {r['time']} s)"
+        )
+    lines.append(f"Seed {end.seed}, salt {end.salt}: check the deal with 'parlour verify' on the replay.")
+    return "\n".join(lines)
+
+
+async def watch(server: str, name: str, race_id: str, stdout: TextIO) -> int:
+    """Print every racer's board as it changes, until the race ends."""
+    term = Terminal(sys.stdin, stdout)
+    async with await connect(server, name) as client:
+        spectating = await client.spectate(race_id)
+        info = spectating.race
+        game = get_game(info["game"])
+        names = {p["seat"]: p["name"] for p in info["players"]}
+        delay = info["spectator_delay"]
+        term.say(
+            f"Watching race {race_id}: {info['game']}, {info['status']}" + (f", {delay} s behind" if delay else "")
+        )
+        for board in spectating.boards:
+            term.say(f"--- {names.get(board['seat'])} after {board['seq']} moves ---\n{game.render(board['view'])}")
+        if info["status"] == "finished":
+            return 0
+        async for event in client.events():
+            if isinstance(event, Watch) and event.race == race_id:
+                term.say(f"--- {names.get(event.seat)} after {event.seq} moves ---\n{game.render(event.view)}")
+            elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
+                names.update({p["seat"]: p["name"] for p in event.race["players"]})
+            elif isinstance(event, End) and event.race == race_id:
+                term.say(format_results(event))
+                return 0
+    return 1

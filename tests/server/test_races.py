@@ -1,0 +1,233 @@
+"""Whole races on a real server process, driven by the client library.
+
+Two players race on the same deal, a spectator watches, players disconnect and come
+back, the server is killed with SIGKILL and restarted, results rank by each game's own
+direction, and ``parlour verify`` checks the published replay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from parlour.client.connection import Client, ClientError, Resumed
+from parlour.games import get_game
+from parlour.protocol.messages import End, Progress, Start, Watch
+from tests.conftest import ServerProcess
+
+pytestmark = pytest.mark.asyncio
+
+
+async def race_of_two(url: str, game: str = "golf", **settings: Any) -> tuple[Client, Client, str, Start, Start]:
+    """Two connected players seated in a started race, with their start events."""
+    ann = await Client.connect(url, "ann")
+    bob = await Client.connect(url, "bob")
+    race = (await ann.create(game, **settings)).race["id"]
+    await bob.join(race)
+    await ann.ready(race)
+    await bob.ready(race)
+    return ann, bob, race, await ann.next_event(Start, race), await bob.next_event(Start, race)
+
+
+async def play(client: Client, race: str, view: dict[str, Any], seq: int, moves: int, seed: int) -> tuple[dict, int]:
+    """Make up to ``moves`` random legal moves; return the last view and seq."""
+    chooser = random.Random(seed)
+    for _ in range(moves):
+        if not view["moves"]:
+            break
+        ack = await client.move(race, seq, chooser.choice(view["moves"]))
+        assert ack.seq == seq + 1 and not ack.duplicate
+        view, seq = ack.view, ack.seq
+    return view, seq
+
+
+async def test_two_players_race_on_the_same_deal_and_see_only_progress(server: ServerProcess) -> None:
+    ann, bob, race, start_a, start_b = await race_of_two(server.url, "the-chance")
+    assert start_a.view["board"] == start_b.view["board"]  # the same deal
+    assert start_a.commitment == start_b.commitment and len(start_a.commitment) == 64
+    assert (start_a.seat, start_b.seat) == (0, 1)
+    _view, _seq = await play(ann, race, start_a.view, 0, 5, seed=1)
+    progress = await bob.next_event(Progress, race)
+    assert progress.seat == 0 and progress.moves == 1
+    assert not hasattr(progress, "view")  # another racer's board never travels while the race runs
+    with pytest.raises(ClientError) as info:
+        await ann.spectate(race)
+    assert info.value.code == "forbidden"
+    await ann.concede(race)
+    await bob.concede(race)
+    end = await ann.next_event(End, race)
+    assert {r["seat"] for r in end.results} == {0, 1}
+
+
+async def test_a_spectator_watches_live_and_with_a_delay(server: ServerProcess) -> None:
+    ann, _bob, race, start_a, _ = await race_of_two(server.url)
+    sam = await Client.connect(server.url, "sam")
+    spectating = await sam.spectate(race)
+    assert [b["seat"] for b in spectating.boards] == [0, 1]
+    assert "moves" not in spectating.boards[0]["view"]  # the public view lists no moves
+    view, seq = await play(ann, race, start_a.view, 0, 3, seed=2)
+    watch = await sam.next_event(Watch, race)
+    assert watch.seat == 0 and watch.seq == 1
+    assert watch.view["board"]["stock"] == view["board"]["stock"] or watch.seq < seq
+
+    delayed_ann, _delayed_bob, delayed, start, _ = await race_of_two(server.url, spectator_delay=1)
+    await sam.spectate(delayed)
+    moved_at = asyncio.get_running_loop().time()
+    await delayed_ann.move(delayed, 0, start.view["moves"][0])
+    seen: list[tuple[int, int, float]] = []  # (seat, seq, when) of every board the spectator gets
+    while not any(seq == 1 for _, seq, _ in seen):
+        watch = await sam.next_event(Watch, delayed, timeout=5)
+        seen.append((watch.seat, watch.seq, asyncio.get_running_loop().time() - moved_at))
+    assert {(seat, seq) for seat, seq, _ in seen} == {(0, 0), (1, 0), (0, 1)}  # the opening boards, then the move
+    assert all(when >= 0.9 for _, seq, when in seen if seq == 1)  # a second late
+
+
+async def test_a_player_disconnects_and_resumes_with_nothing_lost_or_doubled(server: ServerProcess) -> None:
+    ann, _bob, race, start_a, _ = await race_of_two(server.url, "gate")
+    view, seq = await play(ann, race, start_a.view, 0, 6, seed=3)
+    token = ann.token
+    await ann.close()
+    again = await Client.connect(server.url, "ann", token=token)
+    assert again.player == ann.player and race in again.races
+    snapshot = await again.snapshot(race)
+    assert snapshot.seat == 0 and snapshot.seq == seq and snapshot.view == view
+    duplicate = await again.move(race, seq, view["moves"][0])
+    repeat = await again.move(race, seq, view["moves"][0])
+    assert repeat.duplicate and repeat.seq == duplicate.seq == seq + 1 and repeat.view == duplicate.view
+
+
+async def test_server_killed_mid_race_restarts_and_the_race_completes(server: ServerProcess) -> None:
+    ann, bob, race, start_a, start_b = await race_of_two(server.url, "german-patience")
+    view_a, seq_a = await play(ann, race, start_a.view, 0, 12, seed=4)
+    view_b, seq_b = await play(bob, race, start_b.view, 0, 7, seed=5)
+    server.kill()  # SIGKILL: no clean-up at all
+    server.start()
+    for client in (ann, bob):
+        resumed = await client.next_event(Resumed, timeout=30)
+        assert race in resumed.races
+    snap_a, snap_b = await ann.snapshot(race), await bob.snapshot(race)
+    assert (snap_a.seq, snap_b.seq) == (seq_a, seq_b)  # every acknowledged move kept
+    assert snap_a.view == view_a and snap_b.view == view_b
+    view_a, seq_a = await play(ann, race, view_a, seq_a, 5, seed=6)
+    await ann.concede(race)
+    await bob.concede(race)
+    end = await bob.next_event(End, race, timeout=15)
+    moves = {r["seat"]: r["moves"] for r in end.results}
+    assert moves == {0: seq_a, 1: seq_b}
+
+
+async def test_golf_ranks_lower_scores_first(server: ServerProcess) -> None:
+    ann, bob, race, start_a, _start_b = await race_of_two(server.url, "golf")
+    golf = get_game("golf")
+    plays = [m for m in start_a.view["moves"] if m[0] == "play"]
+    assert plays, "seed-dependent: the first board offers a play"  # almost every deal does
+    await ann.move(race, 0, plays[0])  # ann: 34 cards left
+    await ann.concede(race)
+    await bob.concede(race)  # bob: 35 cards left, finished later
+    end = await ann.next_event(End, race)
+    assert [r["seat"] for r in end.results] == [0, 1]
+    assert [r["score"] for r in end.results] == [34, 35]
+    assert golf.higher_is_better is False
+
+
+async def test_higher_is_better_game_ranks_higher_scores_first(server: ServerProcess) -> None:
+    ann, bob, race, _start_a, start_b = await race_of_two(server.url, "carpet")
+    await ann.concede(race)  # ann concedes at once: 4 on the foundations
+    chooser = random.Random(8)
+    view, seq = start_b.view, 0
+    while view["moves"] and view["score"] < 6:  # bob plays on until he has more on the foundations
+        found = [m for m in view["moves"] if m[-1] == "f"] or [chooser.choice(view["moves"])]
+        ack = await bob.move(race, seq, found[0])
+        view, seq = ack.view, ack.seq
+    assert view["score"] >= 6, "seed-dependent: bob reaches 6 foundation cards"
+    await bob.concede(race)
+    end = await ann.next_event(End, race)
+    assert [r["seat"] for r in end.results] == [1, 0]
+    assert end.results[0]["score"] > end.results[1]["score"]
+
+
+async def test_a_racer_away_past_the_grace_period_concedes(server_factory: Any) -> None:
+    server = server_factory("--grace", "1")
+    server.start()
+    ann, bob, race, _start_a, _ = await race_of_two(server.url)
+    await ann.close()
+    progress = await bob.next_event(Progress, race, timeout=10)
+    assert progress.seat == 0 and progress.ended == "conceded"
+
+
+async def test_the_time_limit_ends_the_race(server: ServerProcess) -> None:
+    ann, bob, race, start_a, _ = await race_of_two(server.url, time_limit=10)
+    await ann.move(race, 0, start_a.view["moves"][0])
+    end = await bob.next_event(End, race, timeout=20)
+    assert {r["ended"] for r in end.results} == {"out_of_time"}
+
+
+async def test_verify_accepts_an_honest_replay_and_rejects_tampered_ones(server: ServerProcess, tmp_path: Path) -> None:
+    ann, bob, race, start_a, start_b = await race_of_two(server.url, "the-chance", options={"sequence": "any"})
+    await play(ann, race, start_a.view, 0, 15, seed=9)
+    await play(bob, race, start_b.view, 0, 10, seed=10)
+    await ann.concede(race)
+    await bob.concede(race)
+    await ann.next_event(End, race)
+    replay = (await ann.replay(race)).replay
+
+    def verify(data: dict[str, Any], name: str) -> subprocess.CompletedProcess[str]:
+        path = tmp_path / name
+        path.write_text(json.dumps(data))
+        command = [sys.executable, "-m", "parlour.client.cli", "verify", str(path)]
+        return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+    honest = verify(replay, "honest.json")
+    assert honest.returncode == 0 and "OK" in honest.stdout, honest.stdout + honest.stderr
+
+    seed = json.loads(json.dumps(replay))
+    seed["seed"] = f"{int(seed['seed'], 16) ^ 1:x}"
+    assert "commitment" in verify(seed, "seed.json").stdout
+
+    score = json.loads(json.dumps(replay))
+    score["results"][0]["score"] += 1
+    bad_score = verify(score, "score.json")
+    assert bad_score.returncode == 1 and "score" in bad_score.stdout
+
+    log = json.loads(json.dumps(replay))
+    log["seats"][0]["log"].insert(0, ["move", "c1", "c1", 1])
+    bad_log = verify(log, "log.json")
+    assert bad_log.returncode == 1 and "refused" in bad_log.stdout
+
+
+async def test_private_races_need_their_code(server: ServerProcess) -> None:
+    ann = await Client.connect(server.url, "ann")
+    bob = await Client.connect(server.url, "bob")
+    created = (await ann.create("gaps", public=False)).race
+    assert all(r["id"] != created["id"] for r in (await bob.lobby()).races)
+    with pytest.raises(ClientError) as info:
+        await bob.join(created["id"])
+    assert info.value.code == "unknown_race"
+    joined = await bob.join(code=created["code"])
+    assert joined.race["id"] == created["id"]
+
+
+async def test_a_racer_watching_before_the_start_stops_watching_at_the_start(server: ServerProcess) -> None:
+    ann = await Client.connect(server.url, "ann")
+    bob = await Client.connect(server.url, "bob")
+    sam = await Client.connect(server.url, "sam")
+    race = (await ann.create("golf")).race["id"]
+    await bob.join(race)
+    await ann.spectate(race)  # allowed: the race has not started
+    await sam.spectate(race)
+    await ann.ready(race)
+    await bob.ready(race)
+    start_b = await bob.next_event(Start, race)
+    opening = [await sam.next_event(Watch, race) for _ in range(2)]
+    assert sorted(w.seat for w in opening) == [0, 1] and all(w.seq == 0 for w in opening)
+    await bob.move(race, 0, start_b.view["moves"][0])
+    assert (await sam.next_event(Watch, race)).seat == 1
+    with pytest.raises(TimeoutError):
+        await ann.next_event(Watch, race, timeout=1)  # ann never sees bob's board
