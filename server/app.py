@@ -10,7 +10,6 @@ served on the same port.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import time
@@ -52,7 +51,7 @@ class Connection:
     player: Player | None = None
     watching: set[str] = field(default_factory=set)
     tokens: float = 0.0
-    stamp: float = field(default_factory=time.monotonic)
+    stamp: float = field(default_factory=time.monotonic)  # when the last frame arrived
     refused: int = 0
 
     def __post_init__(self) -> None:
@@ -67,9 +66,13 @@ class Connection:
             return None
         return (1 - self.tokens) / self.rate
 
-    async def send(self, message: Message) -> None:
-        with contextlib.suppress(ConnectionClosed):
-            await self.ws.send(encode(message))
+    def send(self, message: Message) -> None:
+        """Queue ``message`` for the peer without waiting (a closed connection drops it).
+
+        Peers await replies before sending more, and the rate limit bounds the rest, so
+        the write buffer cannot grow without bound.
+        """
+        broadcast([self.ws], encode(message))
 
 
 class Server:
@@ -170,13 +173,7 @@ class Server:
         self.connections.add(conn)
         self.metrics.connections_total += 1
         try:
-            while True:
-                try:
-                    frame = await asyncio.wait_for(ws.recv(), timeout=self.config.idle_timeout)
-                except TimeoutError:
-                    await self._refuse(conn, None, ProtocolError(ErrorCode.IDLE_TIMEOUT, "no message for too long"))
-                    await ws.close(1000, "idle timeout")
-                    return
+            async for frame in ws:
                 await self._serve_frame(conn, frame)
                 if conn.refused >= FLOOD_CLOSE:
                     await ws.close(1008, "too many refused messages")
@@ -185,6 +182,17 @@ class Server:
             pass
         finally:
             self._disconnected(conn)
+
+    async def reap_idle(self) -> None:
+        """Close connections that sent nothing for ``idle_timeout`` seconds; runs until cancelled."""
+        period = max(0.05, min(30.0, self.config.idle_timeout / 4))
+        while True:
+            await asyncio.sleep(period)
+            cutoff = time.monotonic() - self.config.idle_timeout
+            idle = [c for c in self.connections if c.stamp < cutoff]
+            for conn in idle:
+                self._refuse(conn, None, ProtocolError(ErrorCode.IDLE_TIMEOUT, "no message for too long"))
+            await asyncio.gather(*(c.ws.close(1000, "idle timeout") for c in idle), return_exceptions=True)
 
     async def _serve_frame(self, conn: Connection, frame: str | bytes) -> None:
         started = time.perf_counter()
@@ -204,20 +212,20 @@ class Server:
             else:
                 reply = await self.handlers[type(message)](conn, message)
             if reply is not None:
-                await conn.send(reply)
+                conn.send(reply)
             conn.refused = 0
             if isinstance(message, m.MakeMove | m.Undo):
                 self.metrics.observe_move(time.perf_counter() - started)
         except ProtocolError as error:
-            await self._refuse(conn, request_id, error)
+            self._refuse(conn, request_id, error)
         except Exception:
             log.exception("request %s failed", request_id)
-            await self._refuse(conn, request_id, ProtocolError(ErrorCode.INTERNAL, "the server failed; try again"))
+            self._refuse(conn, request_id, ProtocolError(ErrorCode.INTERNAL, "the server failed; try again"))
 
-    async def _refuse(self, conn: Connection, request_id: int | None, error: ProtocolError) -> None:
+    def _refuse(self, conn: Connection, request_id: int | None, error: ProtocolError) -> None:
         conn.refused += 1
         self.metrics.errors[error.code.value] += 1
-        await conn.send(m.Error(code=error.code, message=error.message, id=request_id, retry_after=error.retry_after))
+        conn.send(m.Error(code=error.code, message=error.message, id=request_id, retry_after=error.retry_after))
 
     def _disconnected(self, conn: Connection) -> None:
         self.connections.discard(conn)
@@ -400,9 +408,10 @@ class Server:
         self._watch(race, index)
         if seat.state.ended is not None:
             self._cancel(("grace", race.id, index))
-            await self.store.save_race(race)
             if race.all_over():
-                await self._finish(race)
+                await self._finish(race)  # saves the race record too
+            else:
+                await self.store.save_race(race)  # keeps the seat's finish time
 
     async def on_snapshot(self, conn: Connection, msg: m.Snapshot) -> Message:
         player = self._player(conn)

@@ -47,8 +47,10 @@ async def serve_forever(config: Config, redis_url: str) -> None:
     ) as ws_server:
         host, port = next(iter(ws_server.sockets)).getsockname()[:2]
         print(f"parlour: listening on ws://{host}:{port}", flush=True)
+        reaper = asyncio.create_task(server.reap_idle())
         await stop.wait()
         print("parlour: shutting down", flush=True)
+        reaper.cancel()
         await server.shutdown()
     await store.close()
 

@@ -199,3 +199,19 @@ async def test_garbage_in_many_connections_leaves_the_server_up(server: ServerPr
 
     await asyncio.gather(*(abuse(seed) for seed in range(20)))
     await assert_serving(server.url)
+
+
+async def test_an_idle_connection_is_told_and_closed(server_factory: Any) -> None:
+    server = server_factory("--idle-timeout", "0.5")
+    server.start()
+    idle = await Raw.connect(server.url, "sleepy")
+    busy = await Raw.connect(server.url, "busy")
+    for _ in range(6):  # busy keeps talking for 1.2 s; sleepy says nothing
+        assert (await busy.call({"type": "ping"}))["type"] == "pong"
+        await asyncio.sleep(0.2)
+    notice = await idle.recv(timeout=5)
+    assert notice["type"] == "error" and notice["code"] == "idle_timeout" and "id" not in notice
+    with pytest.raises(ConnectionClosed) as info:
+        await idle.recv(timeout=5)
+    assert info.value.rcvd is not None and info.value.rcvd.code == 1000
+    assert (await busy.call({"type": "ping"}))["type"] == "pong"
