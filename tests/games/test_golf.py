@@ -203,15 +203,3 @@ def test_ruling_golf_score_is_the_cards_left_in_the_seven_piles(piles: list[str]
     assert state.ended is Ending.STUCK and GOLF.score(state) == left
     assert GOLF.view(state)["score"] == left
     assert GOLF.score_range == (0, 35)
-
-
-def test_ruling_golf_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
-    dealt = {seed: GOLF.to_text(GOLF.deal(seed)) for seed in (0, 1)}
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the deal used Python's random module")
-
-    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
-        monkeypatch.setattr(random, name, refuse)
-    for seed in (0, 1):
-        assert GOLF.to_text(GOLF.deal(seed)) == dealt[seed]

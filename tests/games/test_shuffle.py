@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import random
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from parlour.games import game_names, get_game
 from parlour.games.cards import cards_text, standard_deck
 from parlour.games.shuffle import Stream, shuffle
 
@@ -70,3 +72,17 @@ def test_below_is_uniform_enough() -> None:
     for _ in range(7000):
         counts[stream.below(7)] += 1
     assert all(900 < c < 1100 for c in counts)
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_ruling_no_deal_uses_pythons_random(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = get_game(name)
+    dealt = {seed: game.to_text(game.deal(seed)) for seed in (0, 1)}
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the deal used Python's random module")
+
+    for attr in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
+        monkeypatch.setattr(random, attr, refuse)
+    for seed in (0, 1):
+        assert game.to_text(game.deal(seed)) == dealt[seed]

