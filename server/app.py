@@ -199,11 +199,11 @@ class Server:
         request_id = None
         try:
             wait = conn.take(time.monotonic())
-            if wait is not None:
-                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down", retry_after=round(wait, 3))
             raw = decode_map(frame)
             if type(raw.get("id")) is int:
                 request_id = raw["id"]
+            if wait is not None:  # refused after reading the id, so the client knows which request
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down", retry_after=round(wait, 3))
             message = message_from_map(raw, REQUESTS)
             if isinstance(message, m.Hello):
                 reply = await self.on_hello(conn, message)

@@ -125,31 +125,33 @@ async def test_server_killed_mid_race_restarts_and_the_race_completes(server: Se
 
 async def test_golf_ranks_lower_scores_first(server: ServerProcess) -> None:
     ann, bob, race, start_a, _start_b = await race_of_two(server.url, "golf")
-    golf = get_game("golf")
-    plays = [m for m in start_a.view["moves"] if m[0] == "play"]
-    assert plays, "seed-dependent: the first board offers a play"  # almost every deal does
-    await ann.move(race, 0, plays[0])  # ann: 34 cards left
+    view, seq = start_a.view, 0
+    while not any(m[0] == "play" for m in view["moves"]):  # turn until a pile card can go
+        ack = await ann.move(race, seq, ["turn"])
+        view, seq = ack.view, ack.seq
+    ack = await ann.move(race, seq, next(m for m in view["moves"] if m[0] == "play"))
+    assert ack.view["score"] == 34  # ann: one card fewer left
     await ann.concede(race)
-    await bob.concede(race)  # bob: 35 cards left, finished later
+    await bob.concede(race)  # bob: 35 cards left
     end = await ann.next_event(End, race)
     assert [r["seat"] for r in end.results] == [0, 1]
     assert [r["score"] for r in end.results] == [34, 35]
-    assert golf.higher_is_better is False
+    assert get_game("golf").higher_is_better is False
 
 
 async def test_higher_is_better_game_ranks_higher_scores_first(server: ServerProcess) -> None:
     ann, bob, race, _start_a, start_b = await race_of_two(server.url, "carpet")
-    await ann.concede(race)  # ann concedes at once: 4 on the foundations
+    await ann.concede(race)  # ann concedes first: the 4 aces on the foundations
     chooser = random.Random(8)
     view, seq = start_b.view, 0
-    while view["moves"] and view["score"] < 6:  # bob plays on until he has more on the foundations
-        found = [m for m in view["moves"] if m[-1] == "f"] or [chooser.choice(view["moves"])]
-        ack = await bob.move(race, seq, found[0])
+    while view["moves"] and view["score"] <= 4:  # bob plays on until one more card is home
+        home = [m for m in view["moves"] if m[-1] == "f"] or [chooser.choice(view["moves"])]
+        ack = await bob.move(race, seq, home[0])
         view, seq = ack.view, ack.seq
-    assert view["score"] >= 6, "seed-dependent: bob reaches 6 foundation cards"
+    assert view["score"] > 4  # a whole deck dealt without one card going home cannot happen here
     await bob.concede(race)
     end = await ann.next_event(End, race)
-    assert [r["seat"] for r in end.results] == [1, 0]
+    assert [r["seat"] for r in end.results] == [1, 0]  # higher score first, although ann finished first
     assert end.results[0]["score"] > end.results[1]["score"]
 
 
