@@ -13,8 +13,9 @@ Keys (``{race}`` is a hash tag, so one race's keys live together in a Redis Clus
 - ``parlour:races:active``: the ids of races not finished; ``parlour:races:finished``: a
   sorted set of finished race ids by end time.
 
-Appends are batched: every append waiting in the same turn of the event loop goes to
-Redis in one pipeline, and each caller learns its own result.
+Writes are batched: every log append and race-record save waiting in the same turn of
+the event loop goes to Redis in one pipeline (each a Lua script, so each is atomic), and
+each caller learns its own result.
 """
 
 from __future__ import annotations
@@ -39,6 +40,19 @@ if redis.call('LLEN', KEYS[1]) == tonumber(ARGV[1]) then
 end
 return -1 - redis.call('LLEN', KEYS[1])
 """
+# KEYS: the race record, the active set, the finished set. ARGV: record, race id, end time or "".
+_SAVE = """
+redis.call('SET', KEYS[1], ARGV[1])
+if ARGV[3] == '' then
+  redis.call('SADD', KEYS[2], ARGV[2])
+else
+  redis.call('SREM', KEYS[2], ARGV[2])
+  redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
+end
+return 1
+"""
+_SCRIPTS = {hashlib.sha1(src.encode()).hexdigest(): src for src in (_APPEND, _SAVE)}
+_APPEND_SHA, _SAVE_SHA = _SCRIPTS
 
 
 class LogConflict(Exception):
@@ -73,8 +87,7 @@ class Store:
 
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
-        self._append_sha = hashlib.sha1(_APPEND.encode()).hexdigest()
-        self._pending: list[tuple[str, int, bytes, asyncio.Future[int]]] = []
+        self._pending: list[tuple[str, list[str], list[Any], asyncio.Future[int]]] = []
         self._flush_scheduled = False
 
     async def ping(self) -> bool:
@@ -117,14 +130,9 @@ class Store:
     async def save_race(self, race: Race) -> None:
         """Write the race record (not the logs); track it as active or finished."""
         record = msgpack.packb(encode_race(race), use_bin_type=True)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(race_key(race.id), record)
-            if race.status is Status.FINISHED:
-                pipe.srem(f"{PREFIX}:races:active", race.id)
-                pipe.zadd(f"{PREFIX}:races:finished", {race.id: race.ended_at or time.time()})
-            else:
-                pipe.sadd(f"{PREFIX}:races:active", race.id)
-            await pipe.execute()
+        ended = str(race.ended_at or time.time()) if race.status is Status.FINISHED else ""
+        keys = [race_key(race.id), f"{PREFIX}:races:active", f"{PREFIX}:races:finished"]
+        await self._script(_SAVE_SHA, keys, [record, race.id, ended])
 
     async def delete_race(self, race_id: str) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -137,23 +145,28 @@ class Store:
 
         Raises :class:`LogConflict` if the log does not hold exactly ``expected`` entries.
         """
+        result = await self._script(_APPEND_SHA, [log_key(race_id, seat)], [expected, msgpack.packb(entry)])
+        if result < 0:
+            raise LogConflict(-1 - result)
+
+    async def _script(self, sha: str, keys: list[str], args: list[Any]) -> int:
+        """Run one of our scripts in the next batch and return its result."""
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._pending.append((log_key(race_id, seat), expected, msgpack.packb(entry), future))
+        self._pending.append((sha, keys, args, future))
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._flush()))
-        result = await future
-        if result < 0:
-            raise LogConflict(-1 - result)
+        return await future
 
     async def _flush(self) -> None:
         batch, self._pending = self._pending, []
         self._flush_scheduled = False
         try:
-            results = await self._run_appends(batch)
-            if any(isinstance(r, NoScriptError) for r in results):  # Redis restarted: load the script again
-                await self.redis.script_load(_APPEND)
-                results = await self._run_appends(batch)
+            results = await self._run(batch)
+            if any(isinstance(r, NoScriptError) for r in results):  # Redis restarted: load the scripts again
+                for src in _SCRIPTS.values():
+                    await self.redis.script_load(src)
+                results = await self._run(batch)
         except Exception as error:  # the whole batch failed: every caller learns why
             for *_, future in batch:
                 if not future.done():
@@ -167,10 +180,10 @@ class Store:
             else:
                 future.set_result(int(result))
 
-    async def _run_appends(self, batch: list[tuple[str, int, bytes, asyncio.Future[int]]]) -> list[Any]:
+    async def _run(self, batch: list[tuple[str, list[str], list[Any], asyncio.Future[int]]]) -> list[Any]:
         async with self.redis.pipeline(transaction=False) as pipe:
-            for key, expected, payload, _ in batch:
-                pipe.evalsha(self._append_sha, 1, key, expected, payload)
+            for sha, keys, args, _ in batch:
+                pipe.evalsha(sha, len(keys), *keys, *args)
             return list(await pipe.execute(raise_on_error=False))
 
     async def load_log(self, race_id: str, seat: int) -> list[list[Any]]:
