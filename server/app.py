@@ -88,6 +88,7 @@ class Server:
         self.watchers: dict[str, set[Connection]] = defaultdict(set)
         self.locks: dict[tuple[str, int], asyncio.Lock] = defaultdict(asyncio.Lock)
         self.history: dict[tuple[str, int], list[tuple[float, int, Any]]] = defaultdict(list)
+        self.unfinished: dict[str, set[str]] = defaultdict(set)  # player -> ids of their unfinished races
         self.timers: dict[Any, asyncio.Task[None]] = {}
         self.metrics = Metrics(self._gauges)
         self.closing = False
@@ -315,7 +316,7 @@ class Server:
         )
         race = Race(id=secrets.token_hex(5), settings=settings, created_by=player.id, created_at=time.time())
         race.join(player.id, player.name, player.bot)
-        self._adopt(race)
+        self._adopt(race)  # notes the creator's seat too
         await self.store.save_race(race)
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
@@ -328,6 +329,7 @@ class Server:
         if race.seat_of(player.id) is None:
             self._check_race_limit(player)
         race.join(player.id, player.name, player.bot)
+        self.unfinished[player.id].add(race.id)
         await self.store.save_race(race)
         self._announce(race)
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
@@ -336,6 +338,7 @@ class Server:
         player = self._player(conn)
         race = self._race(msg.race)
         race.leave(player.id)
+        self.unfinished[player.id].discard(race.id)
         self._cancel(("start", race.id))
         if race.seats:
             await self.store.save_race(race)
@@ -507,6 +510,8 @@ class Server:
         if race.status is Status.FINISHED:
             return
         results = race.finish(time.time())
+        for seat in race.seats:
+            self.unfinished[seat.player].discard(race.id)
         await self.store.save_race(race)
         for key in [k for k in self.timers if isinstance(k, tuple) and k[1] == race.id]:
             self._cancel(key)
@@ -520,6 +525,10 @@ class Server:
         self._send_seats(race, end)
         self._broadcast(self.watchers.get(race.id, ()), end)
         self._announce(race)
+        self._schedule(("evict", race.id), time.time() + self.config.keep_finished, self._evict, race)
+
+    async def _evict(self, race: Race) -> None:
+        self._forget(race)
 
     def _schedule(self, key: Any, when: float, action: Callable[..., Awaitable[None]], *args: Any) -> None:
         """Run ``action(*args)`` at unix time ``when``, replacing any timer under ``key``."""
@@ -555,18 +564,25 @@ class Server:
     def _adopt(self, race: Race) -> None:
         self.races[race.id] = race
         self.codes[race.code] = race.id
+        if race.status is not Status.FINISHED:
+            for seat in race.seats:
+                self.unfinished[seat.player].add(race.id)
         if race.status in (Status.RUNNING, Status.FINISHED):
             for index, seat in enumerate(race.seats):
                 self.history[(race.id, index)] = [(time.time() - 10**9, seat.seq, seat.state)]
 
     def _forget(self, race: Race) -> None:
+        """Drop a race from memory (its record stays in Redis: replays load it from there)."""
         self.races.pop(race.id, None)
         self.codes.pop(race.code, None)
+        self.watchers.pop(race.id, None)
+        for index, seat in enumerate(race.seats):
+            self.unfinished[seat.player].discard(race.id)
+            self.history.pop((race.id, index), None)
+            self.locks.pop((race.id, index), None)
 
     def _check_race_limit(self, player: Player) -> None:
-        mine = sum(
-            1 for r in self.races.values() if r.status is not Status.FINISHED and r.seat_of(player.id) is not None
-        )
+        mine = len(self.unfinished[player.id])
         if mine >= self.config.max_races:
             raise ProtocolError(ErrorCode.TOO_MANY_RACES, f"you are already in {mine} races (the limit)")
 

@@ -20,4 +20,5 @@ class Config:
     idle_timeout: float = 600.0  # seconds without a message before the server closes
     grace: float = 60.0  # seconds a disconnected racer keeps the seat before conceding
     countdown: float = 3.0  # seconds between every seat ready and the start
+    keep_finished: float = 60.0  # seconds a finished race stays in memory (replays come from Redis after)
     node: str = "parlour"  # the server's name in the welcome

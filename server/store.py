@@ -14,8 +14,9 @@ Keys (``{race}`` is a hash tag, so one race's keys live together in a Redis Clus
   sorted set of finished race ids by end time.
 
 Writes are batched: every log append and race-record save waiting in the same turn of
-the event loop goes to Redis in one pipeline (each a Lua script, so each is atomic), and
-each caller learns its own result.
+the event loop goes to Redis as one Lua script call, which applies them in order (and
+atomically together), and each caller learns its own result. A batch spans races, so
+this needs one Redis (or a primary), not a Redis Cluster.
 """
 
 from __future__ import annotations
@@ -34,25 +35,35 @@ from redis.exceptions import NoScriptError
 from parlour.server.race import Race, Seat, Settings, Status
 
 PREFIX = "parlour"
-_APPEND = """
-if redis.call('LLEN', KEYS[1]) == tonumber(ARGV[1]) then
-  return redis.call('RPUSH', KEYS[1], ARGV[2])
+# One script applies a whole batch of writes, in order; each returns one result.
+#   append: KEYS log; ARGV "a", expected length, entry -> new length, or -1 - actual length
+#   save:   KEYS record, active set, finished set; ARGV "s", record, race id, end time or ""  -> 1
+_BATCH = """
+local results, k, a = {}, 1, 2
+for i = 1, tonumber(ARGV[1]) do
+  if ARGV[a] == 'a' then
+    local length = redis.call('LLEN', KEYS[k])
+    if length == tonumber(ARGV[a + 1]) then
+      results[i] = redis.call('RPUSH', KEYS[k], ARGV[a + 2])
+    else
+      results[i] = -1 - length
+    end
+    k, a = k + 1, a + 3
+  else
+    redis.call('SET', KEYS[k], ARGV[a + 1])
+    if ARGV[a + 3] == '' then
+      redis.call('SADD', KEYS[k + 1], ARGV[a + 2])
+    else
+      redis.call('SREM', KEYS[k + 1], ARGV[a + 2])
+      redis.call('ZADD', KEYS[k + 2], ARGV[a + 3], ARGV[a + 2])
+    end
+    results[i] = 1
+    k, a = k + 3, a + 4
+  end
 end
-return -1 - redis.call('LLEN', KEYS[1])
+return results
 """
-# KEYS: the race record, the active set, the finished set. ARGV: record, race id, end time or "".
-_SAVE = """
-redis.call('SET', KEYS[1], ARGV[1])
-if ARGV[3] == '' then
-  redis.call('SADD', KEYS[2], ARGV[2])
-else
-  redis.call('SREM', KEYS[2], ARGV[2])
-  redis.call('ZADD', KEYS[3], ARGV[3], ARGV[2])
-end
-return 1
-"""
-_SCRIPTS = {hashlib.sha1(src.encode()).hexdigest(): src for src in (_APPEND, _SAVE)}
-_APPEND_SHA, _SAVE_SHA = _SCRIPTS
+_BATCH_SHA = hashlib.sha1(_BATCH.encode()).hexdigest()
 
 
 class LogConflict(Exception):
@@ -87,7 +98,7 @@ class Store:
 
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
-        self._pending: list[tuple[str, list[str], list[Any], asyncio.Future[int]]] = []
+        self._pending: list[tuple[list[str], list[Any], asyncio.Future[int]]] = []
         self._flush_scheduled = False
 
     async def ping(self) -> bool:
@@ -132,7 +143,7 @@ class Store:
         record = msgpack.packb(encode_race(race), use_bin_type=True)
         ended = str(race.ended_at or time.time()) if race.status is Status.FINISHED else ""
         keys = [race_key(race.id), f"{PREFIX}:races:active", f"{PREFIX}:races:finished"]
-        await self._script(_SAVE_SHA, keys, [record, race.id, ended])
+        await self._write(keys, ["s", record, race.id, ended])
 
     async def delete_race(self, race_id: str) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -145,14 +156,14 @@ class Store:
 
         Raises :class:`LogConflict` if the log does not hold exactly ``expected`` entries.
         """
-        result = await self._script(_APPEND_SHA, [log_key(race_id, seat)], [expected, msgpack.packb(entry)])
+        result = await self._write([log_key(race_id, seat)], ["a", expected, msgpack.packb(entry)])
         if result < 0:
             raise LogConflict(-1 - result)
 
-    async def _script(self, sha: str, keys: list[str], args: list[Any]) -> int:
-        """Run one of our scripts in the next batch and return its result."""
+    async def _write(self, keys: list[str], args: list[Any]) -> int:
+        """Queue one write for the next batch and return its result."""
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._pending.append((sha, keys, args, future))
+        self._pending.append((keys, args, future))
         if not self._flush_scheduled:
             self._flush_scheduled = True
             asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._flush()))
@@ -161,30 +172,22 @@ class Store:
     async def _flush(self) -> None:
         batch, self._pending = self._pending, []
         self._flush_scheduled = False
+        keys = [key for k, _, _ in batch for key in k]
+        args = [len(batch), *(arg for _, a, _ in batch for arg in a)]
         try:
-            results = await self._run(batch)
-            if any(isinstance(r, NoScriptError) for r in results):  # Redis restarted: load the scripts again
-                for src in _SCRIPTS.values():
-                    await self.redis.script_load(src)
-                results = await self._run(batch)
-        except Exception as error:  # the whole batch failed: every caller learns why
+            try:
+                results = await self.redis.evalsha(_BATCH_SHA, len(keys), *keys, *args)
+            except NoScriptError:  # a fresh or restarted Redis: load the script and run it again
+                await self.redis.script_load(_BATCH)
+                results = await self.redis.evalsha(_BATCH_SHA, len(keys), *keys, *args)
+        except Exception as error:  # the batch failed: every caller learns why
             for *_, future in batch:
                 if not future.done():
                     future.set_exception(error)
             return
         for (*_, future), result in zip(batch, results, strict=True):
-            if future.done():
-                continue
-            if isinstance(result, Exception):
-                future.set_exception(result)
-            else:
+            if not future.done():
                 future.set_result(int(result))
-
-    async def _run(self, batch: list[tuple[str, list[str], list[Any], asyncio.Future[int]]]) -> list[Any]:
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for sha, keys, args, _ in batch:
-                pipe.evalsha(sha, len(keys), *keys, *args)
-            return list(await pipe.execute(raise_on_error=False))
 
     async def load_log(self, race_id: str, seat: int) -> list[list[Any]]:
         return [msgpack.unpackb(raw) for raw in await self.redis.lrange(log_key(race_id, seat), 0, -1)]
