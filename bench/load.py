@@ -1,15 +1,16 @@
 """Load: N simulated racers against a real server, compared with a bare websocket echo.
 
 For each N (default 10, 100, 500) this starts ``parlour serve`` (embedded Redis, in a
-temporary directory) as its own process and N racers in this process, each playing solo
-races of the game (default Golf) with random legal moves for a fixed time, and measures
-moves per second and the move round trip (send to ack). In the same run it starts a bare
-websockets + msgpack echo server as its own process and drives it with the same N
-connections, each sending a small msgpack map and awaiting its echo. ``ratio`` is the
-racers' moves per second over the echo's round trips per second.
+temporary directory) and a bare websockets + msgpack echo server, each its own process.
+Then it alternates rounds: N racers in this process playing solo races of the game
+(default Golf) with random legal moves, measuring moves per second and each move's round
+trip (send to ack); then N connections each sending a small msgpack map to the echo
+server and awaiting it. Moves/s and echo/s are the medians of the rounds; ``ratio`` is
+their quotient; p50 and p99 cover every move of every round. Alternating keeps both
+measurements under the same machine conditions (this machine's speed drifts).
 
-    python bench/load.py                     # N = 10, 100, 500; 10 s each
-    python bench/load.py --n 100 --seconds 20 --json
+    python bench/load.py                     # N = 10, 100, 500; 3 rounds of 4 s + 4 s each
+    python bench/load.py --n 100 --seconds 30 --rounds 5 --json
 """
 
 from __future__ import annotations
@@ -162,24 +163,30 @@ def percentile(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
 
 
-def measure(n: int, seconds: float, game: str) -> dict[str, Any]:
+def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
+    """Alternate ``rounds`` rounds of racers and of echo (both servers up throughout), so that
+    both see the same machine; report the median rate of each and their ratio."""
     with tempfile.TemporaryDirectory(prefix="pl-") as data:
-        port = free_port()
+        port, echo_port = free_port(), free_port()
         server = start_process(
             [sys.executable, "-m", "parlour.client.cli", "serve", "--port", str(port), "--data-dir",
              str(Path(data) / "d"), "--countdown", "0", "--rate", "1000000", "--burst", "1000000"],
             "listening on",
         )  # fmt: skip
+        echo = start_process([sys.executable, __file__, "--echo-server", str(echo_port)], "echo: listening")
+        moves: list[float] = []
+        echoes: list[float] = []
+        latencies: list[float] = []
         try:
-            moves_per_s, latencies = asyncio.run(run_racers(f"ws://127.0.0.1:{port}", n, seconds, game))
+            for _ in range(rounds):
+                rate, round_latencies = asyncio.run(run_racers(f"ws://127.0.0.1:{port}", n, seconds / rounds, game))
+                moves.append(rate)
+                latencies += round_latencies
+                echoes.append(asyncio.run(run_echo(f"ws://127.0.0.1:{echo_port}", n, seconds / rounds)))
         finally:
             stop_process(server)
-    port = free_port()
-    echo = start_process([sys.executable, __file__, "--echo-server", str(port)], "echo: listening")
-    try:
-        echo_per_s = asyncio.run(run_echo(f"ws://127.0.0.1:{port}", n, seconds))
-    finally:
-        stop_process(echo)
+            stop_process(echo)
+    moves_per_s, echo_per_s = statistics.median(moves), statistics.median(echoes)
     return {
         "n": n,
         "game": game,
@@ -194,7 +201,8 @@ def measure(n: int, seconds: float, game: str) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, action="append", help="racers (repeatable; default 10, 100, 500)")
-    parser.add_argument("--seconds", type=float, default=10.0, help="time per measurement (default 10)")
+    parser.add_argument("--seconds", type=float, default=12.0, help="racing time per N, and echo time (default 12)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of racers and echo (default 3)")
     parser.add_argument("--game", default="golf", help="the game the racers play (default golf)")
     parser.add_argument("--json", action="store_true", help="one JSON object per N")
     parser.add_argument("--echo-server", type=int, metavar="PORT", help=argparse.SUPPRESS)
@@ -206,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         header = f"{'N':>5} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'echo/s':>9} {'ratio':>6}"
         print(f"{header}   ({args.game}, {os.cpu_count()} cpus)")
     for n in args.n or [10, 100, 500]:
-        row = measure(n, args.seconds, args.game)
+        row = measure(n, args.seconds, args.game, args.rounds)
         if args.json:
             print(json.dumps(row), flush=True)
         else:

@@ -513,7 +513,8 @@ class Server:
         for seat in race.seats:
             self.unfinished[seat.player].discard(race.id)
         await self.store.save_race(race)
-        for key in [k for k in self.timers if isinstance(k, tuple) and k[1] == race.id]:
+        graces = [("grace", race.id, index) for index in range(len(race.seats))]
+        for key in [("start", race.id), ("deadline", race.id), *graces]:
             self._cancel(key)
         end = m.End(
             race=race.id,
