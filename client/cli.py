@@ -12,7 +12,7 @@ import argparse
 import json
 import secrets
 import sys
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -160,10 +160,21 @@ def default_name() -> str:
         return "player"
 
 
-def cmd_race(args: argparse.Namespace) -> int:
+def run_client(server: str, session: Coroutine[Any, Any, int]) -> int:
+    """Run a client session, turning a refusal or an unreachable server into one clear line."""
     import asyncio
 
     from parlour.client.connection import ClientError
+
+    try:
+        return asyncio.run(session)
+    except ClientError as error:
+        raise CommandError(f"the server refused: {error.code}: {error.message}") from None
+    except OSError as error:
+        raise CommandError(f"cannot reach {server}: {error}") from None
+
+
+def cmd_race(args: argparse.Namespace) -> int:
     from parlour.client.line_race import race
 
     settings: dict[str, Any] = {}
@@ -176,26 +187,14 @@ def cmd_race(args: argparse.Namespace) -> int:
             "undo": args.undo,
             "spectator_delay": args.delay,
         }
-    try:
-        return asyncio.run(race(args.server, args.name, args.action, args.target, settings, sys.stdin, sys.stdout))
-    except ClientError as error:
-        raise CommandError(f"the server refused: {error.code}: {error.message}") from None
-    except OSError as error:
-        raise CommandError(f"cannot reach {args.server}: {error}") from None
+    session = race(args.server, args.name, args.action, args.target, settings, sys.stdin, sys.stdout)
+    return run_client(args.server, session)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    import asyncio
-
-    from parlour.client.connection import ClientError
     from parlour.client.line_race import watch
 
-    try:
-        return asyncio.run(watch(args.server, args.name, args.race, sys.stdout))
-    except ClientError as error:
-        raise CommandError(f"the server refused: {error.code}: {error.message}") from None
-    except OSError as error:
-        raise CommandError(f"cannot reach {args.server}: {error}") from None
+    return run_client(args.server, watch(args.server, args.name, args.race, sys.stdout))
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
