@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import Any
 
-from websockets.asyncio.server import Server as WsServer
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request as HttpRequest
@@ -658,4 +657,4 @@ def replay_of(race: Race) -> dict[str, Any]:
     }
 
 
-__all__ = ["Connection", "Server", "WsServer", "replay_of"]
+__all__ = ["Connection", "Server", "replay_of"]

@@ -311,4 +311,4 @@ def rank(game: Game[Any], seats: Sequence[Seat], started_at: float) -> list[dict
     return results
 
 
-__all__ = ["CONCEDE", "UNDO", "Race", "Seat", "Settings", "Status", "commitment", "rank"]
+__all__ = ["UNDO", "Race", "Seat", "Settings", "Status", "rank"]
