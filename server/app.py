@@ -13,7 +13,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -86,9 +86,12 @@ class Server:
         self.by_player: dict[str, set[Connection]] = defaultdict(set)
         self.watchers: dict[str, set[Connection]] = defaultdict(set)
         self.locks: dict[tuple[str, int], asyncio.Lock] = defaultdict(asyncio.Lock)
-        self.history: dict[tuple[str, int], list[tuple[float, int, Any]]] = defaultdict(list)
+        # Boards of seats in races with a spectator delay, oldest first, from the last one
+        # past the delay on: what spectators may still be shown.
+        self.history: dict[tuple[str, int], deque[tuple[float, int, Any]]] = defaultdict(deque)
         self.unfinished: dict[str, set[str]] = defaultdict(set)  # player -> ids of their unfinished races
-        self.timers: dict[Any, asyncio.Task[None]] = {}
+        self.timers: dict[Any, asyncio.TimerHandle] = {}
+        self.running: set[asyncio.Task[None]] = set()  # timers that fired and still work
         self.metrics = Metrics(self._gauges)
         self.closing = False
         self.handlers: dict[type[Message], Callable[[Connection, Any], Awaitable[Message | None]]] = {
@@ -131,7 +134,10 @@ class Server:
     async def shutdown(self) -> None:
         """Tell every client the server is going away and close their connections."""
         self.closing = True
-        for task in list(self.timers.values()):
+        for handle in self.timers.values():
+            handle.cancel()
+        self.timers.clear()
+        for task in self.running:
             task.cancel()
         farewell = m.Error(code=ErrorCode.SHUTTING_DOWN, message="the server is shutting down; reconnect soon")
         self._broadcast(self.connections, farewell)
@@ -388,7 +394,7 @@ class Server:
             index, seen = race.check_entry(player.id, seq)
             seat = race.seats[index]
             if seen:
-                if seat.log[seq] != entry:
+                if seat.log[seq] != tuple(entry):
                     raise ProtocolError(ErrorCode.STALE_SEQ, f"entry {seq} is already another move")
                 view = race.game.view(seat.state, "player")
                 return m.Ack(id=request_id, race=race.id, seq=seat.seq, view=view, duplicate=True)
@@ -531,23 +537,31 @@ class Server:
         self._forget(race)
 
     def _schedule(self, key: Any, when: float, action: Callable[..., Awaitable[None]], *args: Any) -> None:
-        """Run ``action(*args)`` at unix time ``when``, replacing any timer under ``key``."""
+        """Run ``action(*args)`` at unix time ``when``, replacing any timer under ``key``.
+
+        A waiting timer is a bare loop handle (no task), so thousands of them cost little;
+        once it fires, :meth:`_cancel` no longer stops it.
+        """
         self._cancel(key)
+        loop = asyncio.get_running_loop()
+        self.timers[key] = loop.call_at(loop.time() + max(0.0, when - time.time()), self._fire, key, action, args)
 
-        async def later() -> None:
-            await asyncio.sleep(max(0.0, when - time.time()))
-            self.timers.pop(key, None)
-            try:
-                await action(*args)
-            except Exception:
-                log.exception("timer %s failed", key)
+    def _fire(self, key: Any, action: Callable[..., Awaitable[None]], args: tuple[Any, ...]) -> None:
+        self.timers.pop(key, None)
+        task = asyncio.get_running_loop().create_task(self._run_timer(key, action, args))
+        self.running.add(task)
+        task.add_done_callback(self.running.discard)
 
-        self.timers[key] = asyncio.create_task(later())
+    async def _run_timer(self, key: Any, action: Callable[..., Awaitable[None]], args: tuple[Any, ...]) -> None:
+        try:
+            await action(*args)
+        except Exception:
+            log.exception("timer %s failed", key)
 
     def _cancel(self, key: Any) -> None:
-        task = self.timers.pop(key, None)
-        if task is not None and task is not asyncio.current_task():
-            task.cancel()
+        handle = self.timers.pop(key, None)
+        if handle is not None:
+            handle.cancel()
 
     # --- helpers ---------------------------------------------------------------------
 
@@ -567,9 +581,9 @@ class Server:
         if race.status is not Status.FINISHED:
             for seat in race.seats:
                 self.unfinished[seat.player].add(race.id)
-        if race.status in (Status.RUNNING, Status.FINISHED):
+        if race.status in (Status.RUNNING, Status.FINISHED) and race.settings.spectator_delay > 0:
             for index, seat in enumerate(race.seats):
-                self.history[(race.id, index)] = [(time.time() - 10**9, seat.seq, seat.state)]
+                self.history[(race.id, index)] = deque([(time.time() - 10**9, seat.seq, seat.state)])
 
     def _forget(self, race: Race) -> None:
         """Drop a race from memory (its record stays in Redis: replays load it from there)."""
@@ -612,9 +626,14 @@ class Server:
         """
         seat = race.seats[index]
         seq, state = seat.seq, seat.state
-        self.history[(race.id, index)].append((time.time(), seq, state))
         delay = race.settings.spectator_delay
-        if delay <= 0 and not self.watchers.get(race.id):
+        if delay > 0:
+            now = time.time()
+            history = self.history[(race.id, index)]
+            history.append((now, seq, state))
+            while len(history) > 1 and history[1][0] <= now - delay:  # boards nobody can be shown again
+                history.popleft()
+        elif not self.watchers.get(race.id):
             return
 
         def send() -> None:
@@ -629,6 +648,10 @@ class Server:
             asyncio.get_running_loop().call_later(delay, send)
 
     def _delayed(self, race: Race, index: int, cutoff: float) -> tuple[int, Any] | None:
+        """The seat's latest board from no later than ``cutoff`` (its current one without a delay)."""
+        if race.settings.spectator_delay <= 0:
+            seat = race.seats[index]
+            return seat.seq, seat.state
         shown = None
         for stamp, seq, state in self.history[(race.id, index)]:
             if stamp > cutoff:
@@ -650,7 +673,7 @@ def replay_of(race: Race) -> dict[str, Any]:
         "started_at": race.started_at,
         "ended_at": race.ended_at,
         "seats": [
-            {"seat": i, "player": s.player, "name": s.name, "bot": s.bot, "log": s.log}
+            {"seat": i, "player": s.player, "name": s.name, "bot": s.bot, "log": [list(e) for e in s.log]}
             for i, s in enumerate(race.seats)
         ],
         "results": race.results or [],

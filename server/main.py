@@ -8,6 +8,7 @@ SIGINT stop it: clients are told, connections close, Redis stops if it is embedd
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -46,6 +47,9 @@ async def serve_forever(config: Config, redis_url: str) -> None:
         close_timeout=1,
     ) as ws_server:
         host, port = next(iter(ws_server.sockets)).getsockname()[:2]
+        # Everything so far (modules, recovered races) lives as long as the process: keep it
+        # out of the collector's full passes, which otherwise stall every connection.
+        gc.freeze()
         print(f"parlour: listening on ws://{host}:{port}", flush=True)
         reaper = asyncio.create_task(server.reap_idle())
         await stop.wait()

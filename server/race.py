@@ -56,23 +56,15 @@ class Seat:
     name: str
     bot: bool = False
     ready: bool = False
-    log: list[list[Any]] = field(default_factory=list)
-    states: list[Any] = field(default_factory=list)  # states[i]: after i moves still standing
+    log: list[tuple[Any, ...]] = field(default_factory=list)  # entries as tuples: the collector skips them
+    state: Any = None  # the game as it stands, once the race runs
+    earlier: list[Any] = field(default_factory=list)  # the state before each standing move, where undo is allowed
+    moves: int = 0  # moves made and still standing (undone moves and concessions do not count)
     finished_at: float | None = None  # when the game ended, by its rules or a concession
-
-    @property
-    def state(self) -> Any:
-        return self.states[-1]
 
     @property
     def seq(self) -> int:
         return len(self.log)
-
-    @property
-    def moves(self) -> int:
-        """Moves made and still standing (undone moves and concessions do not count)."""
-        conceded = bool(self.log) and self.log[-1] == CONCEDE_WIRE
-        return len(self.states) - 1 - conceded
 
 
 @dataclass
@@ -151,8 +143,7 @@ class Race:
         self.deadline = now + self.settings.time_limit
         first = self.game.deal(self.seed, self.settings.options)
         for seat in self.seats:
-            seat.states = [first]
-            seat.log = []
+            seat.state, seat.earlier, seat.moves, seat.log = first, [], 0, []
             if first.ended is not None:
                 seat.finished_at = now
 
@@ -193,7 +184,7 @@ class Race:
                 raise ProtocolError(ErrorCode.UNDO_NOT_ALLOWED, "this race does not allow undo")
             if seat.moves == 0:
                 raise ProtocolError(ErrorCode.ILLEGAL_MOVE, "there is no move to undo")
-            return seat.states[-2]
+            return seat.earlier[-1]
         try:
             move = Move.from_wire(entry)
             return game.apply(seat.state, move)
@@ -205,13 +196,19 @@ class Race:
     def record(self, index: int, entry: list[Any], state: Any, now: float) -> None:
         """Append ``entry`` (already checked by :meth:`next_state`) and its resulting state."""
         seat = self.seats[index]
-        seat.log.append(entry)
+        seat.log.append(tuple(entry))
         if entry == UNDO:
-            seat.states.pop()
-        else:
-            seat.states.append(state)
-        if state.ended is not None and seat.finished_at is None:
-            seat.finished_at = now
+            seat.earlier.pop()
+            seat.moves -= 1
+        elif entry != CONCEDE_WIRE:
+            if self.settings.undo:
+                seat.earlier.append(seat.state)
+            seat.moves += 1
+        seat.state = state
+        if state.ended is not None:
+            seat.earlier = []  # a finished game takes nothing back
+            if seat.finished_at is None:
+                seat.finished_at = now
 
     def replay_seat(self, index: int, log: Sequence[list[Any]], finished_at: float | None) -> None:
         """Rebuild seat ``index`` from its stored log (after a restart)."""
@@ -227,8 +224,9 @@ class Race:
         """End the race: unfinished games run out of time; rank and return the results."""
         game = self.game
         for seat in self.seats:
+            seat.earlier = []  # nothing can be undone now
             if seat.state.ended is None:
-                seat.states[-1] = game.end(seat.state, Ending.OUT_OF_TIME)
+                seat.state = game.end(seat.state, Ending.OUT_OF_TIME)
                 seat.finished_at = now
         self.status = Status.FINISHED
         self.ended_at = now
