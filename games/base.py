@@ -75,6 +75,19 @@ class Move(NamedTuple):
     @staticmethod
     def from_wire(data: object) -> Move:
         """Read a wire form; raises :class:`BadMove` if ``data`` has the wrong shape."""
+        if type(data) is list or type(data) is tuple:
+            try:
+                return _READ[tuple(data)]  # type: ignore[arg-type]
+            except (KeyError, TypeError):  # not read before, or unhashable parts
+                pass
+        move = Move._read(data)
+        # Only strings: a count would match True or 1.0 too, which _read refuses.
+        if not move.count and len(_READ) < _READ_LIMIT:
+            _READ[tuple(data)] = move  # type: ignore[arg-type]
+        return move
+
+    @staticmethod
+    def _read(data: object) -> Move:
         if not isinstance(data, list | tuple) or not 1 <= len(data) <= 4:
             raise BadMove(f"a move is a list of 1 to 4 items [kind, src, dst, count], not {data!r}")
         kind, *rest = data
@@ -93,6 +106,9 @@ class Move(NamedTuple):
 
 CONCEDE = Move("concede")
 MAX_NAME = 16
+# Wire forms already read, and their moves: a game has few distinct moves, read again and again.
+_READ: dict[tuple[Any, ...], Move] = {}
+_READ_LIMIT = 10_000
 
 
 def parse_move(text: str) -> Move:

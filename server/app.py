@@ -399,20 +399,19 @@ class Server:
                 view = race.game.view(seat.state, "player")
                 return m.Ack(id=request_id, race=race.id, seq=seat.seq, view=view, duplicate=True)
             state = race.next_state(index, entry)
-            await self._persist(race, index, seq, entry)
+            try:
+                await self.store.append(race.id, index, seq, entry)
+            except LogConflict as conflict:
+                raise ProtocolError(ErrorCode.STALE_SEQ, f"the log already holds {conflict.length} entries") from None
             race.record(index, entry, state, time.time())
         await self._after_entry(race, index)
         return m.Ack(id=request_id, race=race.id, seq=seat.seq, view=race.game.view(seat.state, "player"))
 
-    async def _persist(self, race: Race, index: int, seq: int, entry: list[Any]) -> None:
-        try:
-            await self.store.append(race.id, index, seq, entry)
-        except LogConflict as conflict:
-            raise ProtocolError(ErrorCode.STALE_SEQ, f"the log already holds {conflict.length} entries") from None
-
     async def _after_entry(self, race: Race, index: int) -> None:
         seat = race.seats[index]
-        self._send_seats(race, m.Progress(race=race.id, **race.progress(index)), skip=seat.player)
+        others = [c.ws for s in race.seats if s is not seat for c in self.by_player.get(s.player, ())]
+        if others:
+            broadcast(others, encode(m.Progress(race=race.id, **race.progress(index))))
         self._watch(race, index)
         if seat.state.ended is not None:
             self._cancel(("grace", race.id, index))

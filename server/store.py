@@ -15,8 +15,9 @@ Keys (``{race}`` is a hash tag, so one race's keys live together in a Redis Clus
 
 Writes are batched: every log append and race-record save waiting in the same turn of
 the event loop goes to Redis as one Lua script call, which applies them in order (and
-atomically together), and each caller learns its own result. A batch spans races, so
-this needs one Redis (or a primary), not a Redis Cluster.
+atomically together), and each caller learns its own result. A batch spans races and
+names its keys inside its one argument, so this needs one Redis (or a primary), not a
+Redis Cluster.
 """
 
 from __future__ import annotations
@@ -35,30 +36,29 @@ from redis.exceptions import NoScriptError
 from parlour.server.race import Race, Seat, Settings, Status
 
 PREFIX = "parlour"
-# One script applies a whole batch of writes, in order; each returns one result.
-#   append: KEYS log; ARGV "a", expected length, entry -> new length, or -1 - actual length
-#   save:   KEYS record, active set, finished set; ARGV "s", record, race id, end time or ""  -> 1
+# One script applies a whole batch of writes, in order; each returns one result. The batch
+# is one msgpack array (packing it in C costs far less than one Redis argument per value):
+#   ["a", log key, expected length, entry]  -> the new length, or -1 - the actual length
+#   ["s", record key, record, active set, finished set, race id, end time or ""]  -> 1
 _BATCH = """
-local results, k, a = {}, 1, 2
-for i = 1, tonumber(ARGV[1]) do
-  if ARGV[a] == 'a' then
-    local length = redis.call('LLEN', KEYS[k])
-    if length == tonumber(ARGV[a + 1]) then
-      results[i] = redis.call('RPUSH', KEYS[k], ARGV[a + 2])
+local results = {}
+for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
+  if w[1] == 'a' then
+    local length = redis.call('LLEN', w[2])
+    if length == w[3] then
+      results[i] = redis.call('RPUSH', w[2], w[4])
     else
       results[i] = -1 - length
     end
-    k, a = k + 1, a + 3
   else
-    redis.call('SET', KEYS[k], ARGV[a + 1])
-    if ARGV[a + 3] == '' then
-      redis.call('SADD', KEYS[k + 1], ARGV[a + 2])
+    redis.call('SET', w[2], w[3])
+    if w[7] == '' then
+      redis.call('SADD', w[4], w[6])
     else
-      redis.call('SREM', KEYS[k + 1], ARGV[a + 2])
-      redis.call('ZADD', KEYS[k + 2], ARGV[a + 3], ARGV[a + 2])
+      redis.call('SREM', w[4], w[6])
+      redis.call('ZADD', w[5], w[7], w[6])
     end
     results[i] = 1
-    k, a = k + 3, a + 4
   end
 end
 return results
@@ -98,8 +98,9 @@ class Store:
 
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
-        self._pending: list[tuple[list[str], list[Any], asyncio.Future[int]]] = []
+        self._pending: list[tuple[list[Any], asyncio.Future[int]]] = []
         self._flush_scheduled = False
+        self._flushing: set[asyncio.Task[None]] = set()
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
@@ -142,8 +143,8 @@ class Store:
         """Write the race record (not the logs); track it as active or finished."""
         record = msgpack.packb(encode_race(race), use_bin_type=True)
         ended = str(race.ended_at or time.time()) if race.status is Status.FINISHED else ""
-        keys = [race_key(race.id), f"{PREFIX}:races:active", f"{PREFIX}:races:finished"]
-        await self._write(keys, ["s", record, race.id, ended])
+        active, finished = f"{PREFIX}:races:active", f"{PREFIX}:races:finished"
+        await self._write(["s", race_key(race.id), record, active, finished, race.id, ended])
 
     async def delete_race(self, race_id: str) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -156,36 +157,42 @@ class Store:
 
         Raises :class:`LogConflict` if the log does not hold exactly ``expected`` entries.
         """
-        result = await self._write([log_key(race_id, seat)], ["a", expected, msgpack.packb(entry)])
+        result = await self._write(["a", log_key(race_id, seat), expected, msgpack.packb(entry)])
         if result < 0:
             raise LogConflict(-1 - result)
 
-    async def _write(self, keys: list[str], args: list[Any]) -> int:
-        """Queue one write for the next batch and return its result."""
-        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._pending.append((keys, args, future))
+    def _write(self, write: list[Any]) -> asyncio.Future[int]:
+        """Queue one write for the next batch; the future holds its result."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[int] = loop.create_future()
+        self._pending.append((write, future))
         if not self._flush_scheduled:
             self._flush_scheduled = True
-            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(self._flush()))
-        return await future
+            loop.call_soon(self._start_flush)
+        return future
 
-    async def _flush(self) -> None:
+    def _start_flush(self) -> None:
         batch, self._pending = self._pending, []
         self._flush_scheduled = False
-        keys = [key for k, _, _ in batch for key in k]
-        args = [len(batch), *(arg for _, a, _ in batch for arg in a)]
+        task = asyncio.get_running_loop().create_task(self._flush(batch))
+        self._flushing.add(task)
+        task.add_done_callback(self._flushing.discard)
+
+    async def _flush(self, batch: list[tuple[list[Any], asyncio.Future[int]]]) -> None:
+        # Lua's cmsgpack reads the old raw type, not bin: bytes go in as (binary-safe) raw strings.
+        blob = msgpack.packb([write for write, _ in batch], use_bin_type=False)
         try:
             try:
-                results = await self.redis.evalsha(_BATCH_SHA, len(keys), *keys, *args)
+                results = await self.redis.evalsha(_BATCH_SHA, 0, blob)
             except NoScriptError:  # a fresh or restarted Redis: load the script and run it again
                 await self.redis.script_load(_BATCH)
-                results = await self.redis.evalsha(_BATCH_SHA, len(keys), *keys, *args)
+                results = await self.redis.evalsha(_BATCH_SHA, 0, blob)
         except Exception as error:  # the batch failed: every caller learns why
-            for *_, future in batch:
+            for _, future in batch:
                 if not future.done():
                     future.set_exception(error)
             return
-        for (*_, future), result in zip(batch, results, strict=True):
+        for (_, future), result in zip(batch, results, strict=True):
             if not future.done():
                 future.set_result(int(result))
 
