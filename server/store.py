@@ -99,7 +99,6 @@ class Store:
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
         self._pending: list[tuple[list[Any], asyncio.Future[int]]] = []
-        self._flush_scheduled = False
         self._flushing: set[asyncio.Task[None]] = set()
 
     async def ping(self) -> bool:
@@ -166,19 +165,14 @@ class Store:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[int] = loop.create_future()
         self._pending.append((write, future))
-        if not self._flush_scheduled:
-            self._flush_scheduled = True
-            loop.call_soon(self._start_flush)
+        if len(self._pending) == 1:  # the first of a batch: its flush runs in the next turn of the loop
+            task = loop.create_task(self._flush())
+            self._flushing.add(task)
+            task.add_done_callback(self._flushing.discard)
         return future
 
-    def _start_flush(self) -> None:
+    async def _flush(self) -> None:
         batch, self._pending = self._pending, []
-        self._flush_scheduled = False
-        task = asyncio.get_running_loop().create_task(self._flush(batch))
-        self._flushing.add(task)
-        task.add_done_callback(self._flushing.discard)
-
-    async def _flush(self, batch: list[tuple[list[Any], asyncio.Future[int]]]) -> None:
         # Lua's cmsgpack reads the old raw type, not bin: bytes go in as (binary-safe) raw strings.
         blob = msgpack.packb([write for write, _ in batch], use_bin_type=False)
         try:
