@@ -13,9 +13,9 @@ Keys (``{race}`` is a hash tag, so one race's keys live together in a Redis Clus
 - ``parlour:races:active``: the ids of races not finished; ``parlour:races:finished``: a
   sorted set of finished race ids by end time.
 
-Writes are batched: every log append and race-record save waiting in the same turn of
-the event loop goes to Redis as one Lua script call, which applies them in order (and
-atomically together), and each caller learns its own result. A batch spans races and
+Writes are batched (group commit): one batch at a time is in Redis, and every log append
+and race-record save made meanwhile waits to go as the next one, a single Lua script call
+that applies them in order (and atomically together); each caller learns its own result. A batch spans races and
 names its keys inside its one argument, so this needs one Redis (or a primary), not a
 Redis Cluster.
 """
@@ -99,7 +99,7 @@ class Store:
     def __init__(self, client: aioredis.Redis) -> None:
         self.redis = client
         self._pending: list[tuple[list[Any], asyncio.Future[int]]] = []
-        self._flushing: set[asyncio.Task[None]] = set()
+        self._flusher: asyncio.Task[None] | None = None
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
@@ -165,14 +165,21 @@ class Store:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[int] = loop.create_future()
         self._pending.append((write, future))
-        if len(self._pending) == 1:  # the first of a batch: its flush runs in the next turn of the loop
-            task = loop.create_task(self._flush())
-            self._flushing.add(task)
-            task.add_done_callback(self._flushing.discard)
+        if self._flusher is None:
+            self._flusher = loop.create_task(self._flush_all())
         return future
 
-    async def _flush(self) -> None:
-        batch, self._pending = self._pending, []
+    async def _flush_all(self) -> None:
+        """Send batches one at a time while writes wait: those that come in while one batch
+        is in Redis make up the next, so batches grow with the load."""
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                await self._flush(batch)
+        finally:
+            self._flusher = None
+
+    async def _flush(self, batch: list[tuple[list[Any], asyncio.Future[int]]]) -> None:
         # Lua's cmsgpack reads the old raw type, not bin: bytes go in as (binary-safe) raw strings.
         blob = msgpack.packb([write for write, _ in batch], use_bin_type=False)
         try:
