@@ -178,6 +178,9 @@ class Client:
         self._queue: asyncio.Queue[ClientEvent | None] = asyncio.Queue()  # None: closed
         self._held: deque[ClientEvent] = deque()  # events next_event passed over, oldest first
         self._reader: asyncio.Task[None] | None = None
+        self._keeper: asyncio.Task[None] | None = None
+        self._idle_timeout: float | None = None  # the server's, from the welcome
+        self._last_sent = 0.0  # loop time of the last frame sent
         self._closing = False
         self._failure: Disconnected | None = None
 
@@ -225,6 +228,7 @@ class Client:
         client._welcomed(welcome)
         client._ws = ws
         client._reader = asyncio.create_task(client._run(ws), name=f"parlour client {name}")
+        client._keeper = asyncio.create_task(client._keep_alive(), name=f"parlour client {name} keep-alive")
         return client
 
     @property
@@ -239,6 +243,8 @@ class Client:
         """
         self._closing = True
         ws = self._ws  # cancelling the reader forgets it
+        if self._keeper is not None:
+            self._keeper.cancel()
         if self._reader is not None and not self._reader.done():
             self._reader.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -427,6 +433,7 @@ class Client:
 
     async def _send(self, ws: ClientConnection, pending: _Pending) -> None:
         pending.sent_on = ws
+        self._last_sent = asyncio.get_running_loop().time()
         with contextlib.suppress(ConnectionClosed):  # the reader notices, reconnects and re-sends
             await ws.send(encode(pending.request))
 
@@ -445,6 +452,7 @@ class Client:
         self.name = welcome.name
         self.server = welcome.server
         self.races = [str(race) for race in welcome.races]
+        self._idle_timeout = welcome.idle_timeout
         if welcome.token is not None:
             self.token = welcome.token
 
@@ -457,6 +465,7 @@ class Client:
         Used before the reader task owns ``ws``: for the hello and for watching again.
         """
         await ws.send(encode(request))
+        self._last_sent = asyncio.get_running_loop().time()
         async with asyncio.timeout(HANDSHAKE_TIMEOUT):
             while True:
                 message = self._decode(await ws.recv())
@@ -469,6 +478,26 @@ class Client:
                 if not isinstance(message, reply_type):
                     raise ClientError("unexpected_reply", f"{request.TYPE} was answered with {message.TYPE}")
                 return message
+
+    async def _keep_alive(self) -> None:
+        """Send a ``ping`` whenever nothing was sent for a third of the server's idle timeout,
+        so a client that only listens (a spectator, a racer thinking) is not closed as idle."""
+        loop = asyncio.get_running_loop()
+        while self._failure is None:
+            if not self._idle_timeout:
+                await asyncio.sleep(1.0)  # a later welcome (after a reconnection) may set one
+                continue
+            interval = self._idle_timeout / 3
+            due = self._last_sent + interval
+            if loop.time() < due:
+                await asyncio.sleep(due - loop.time())
+                continue
+            try:
+                await self.ping()
+            except ClientError:
+                self._last_sent = loop.time()  # refused (rate limited): it still counted as a message
+            except Disconnected:
+                return
 
     # --- the reader ------------------------------------------------------------------
 
@@ -579,6 +608,8 @@ class Client:
             return
         self._failure = failure
         self._ws = None
+        if self._keeper is not None and self._keeper is not asyncio.current_task():
+            self._keeper.cancel()
         for pending in self._pending.values():
             if not pending.future.done():
                 pending.future.set_exception(self._gone())

@@ -13,7 +13,6 @@ class ErrorCode(enum.StrEnum):
     BAD_MESSAGE = "bad_message"  # msgpack, but not a message of the right shape
     UNKNOWN_TYPE = "unknown_type"  # a message type the server does not know
     UNSUPPORTED_VERSION = "unsupported_version"  # the hello's version is not spoken here
-    TOO_LARGE = "too_large"  # the frame exceeds the server's size limit
     RATE_LIMITED = "rate_limited"  # too many messages; ``retry_after`` says when to try again
     # Identity.
     NOT_IDENTIFIED = "not_identified"  # a request before the hello

@@ -203,6 +203,7 @@ class Welcome(Reply):
     server: str = ""
     token: str | None = None
     races: list[Any] = field(default_factory=list)  # ids of the unfinished races the player is seated in
+    idle_timeout: float | None = None  # seconds of silence after which the server closes; None: never
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,8 +4,9 @@ A replay (the ``replay_data`` reply, or a file saved from it as JSON) holds the 
 its options, the revealed seed (hex) and salt (hex), the commitment published at the
 start, and every seat's log. :func:`verify_replay` rebuilds the deal, checks that
 ``commitment == SHA-256(salt || seed as 32 bytes big-endian)``, replays every log entry
-through the rules engine (``["undo"]`` takes back the last move, ``["concede"]`` ends
-the game; a game still running at the end ran out of time) and confirms every seat's
+through the rules engine (``["undo"]`` takes back the last move where the race's
+``settings`` allowed undo, ``["concede"]`` ends the game; a game still running at the end
+ran out of time) and confirms every seat's
 score, move count and place.
 """
 
@@ -46,6 +47,7 @@ def _verify(replay: Mapping[str, Any]) -> list[str]:
     salt = bytes.fromhex(replay["salt"])
     if commitment(seed, salt) != replay["commitment"]:
         problems.append("the seed and salt do not match the commitment published at the start")
+    undo_allowed = replay.get("settings", {}).get("undo", True)  # older replays do not say
     outcomes = []
     for seat in replay["seats"]:
         states = [game.deal(seed, options)]
@@ -53,6 +55,8 @@ def _verify(replay: Mapping[str, Any]) -> list[str]:
         for number, entry in enumerate(seat["log"]):
             try:
                 if entry == ["undo"]:
+                    if not undo_allowed:
+                        raise GameError("this race did not allow undo")
                     if len(states) < 2:
                         raise GameError("nothing to undo")
                     states.pop()

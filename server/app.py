@@ -289,6 +289,7 @@ class Server:
             server=f"{SERVER_NAME} ({self.config.node})",
             token=token,
             races=live,
+            idle_timeout=self.config.idle_timeout,
         )
 
     async def on_lobby(self, conn: Connection, msg: m.Lobby) -> Message:
@@ -671,6 +672,13 @@ def replay_of(race: Race) -> dict[str, Any]:
         "commitment": race.commitment or "",
         "started_at": race.started_at,
         "ended_at": race.ended_at,
+        "settings": {
+            "seats": race.settings.seats,
+            "time_limit": race.settings.time_limit,
+            "public": race.settings.public,
+            "undo": race.settings.undo,
+            "spectator_delay": race.settings.spectator_delay,
+        },
         "seats": [
             {"seat": i, "player": s.player, "name": s.name, "bot": s.bot, "log": [list(e) for e in s.log]}
             for i, s in enumerate(race.seats)

@@ -294,3 +294,25 @@ async def test_close_fails_waiting_calls_and_ends_the_events(server: ServerProce
         with pytest.raises(Disconnected):
             await client.ping()
         await client.close()  # twice is fine
+
+
+@pytest.mark.asyncio
+async def test_a_silent_client_keeps_its_connection_by_pinging(server_factory: Any) -> None:
+    """The welcome states the idle timeout; a client that only listens pings in time and is not
+    closed, so it gets the events of a race it watches long after its last request."""
+    server = server_factory("--idle-timeout", "1.2")
+    await restart(server)
+    async with asyncio.timeout(30):
+        watcher = await connect(server, "quiet", reconnect=False)
+        a = await connect(server, "ada", reconnect=False)
+        assert watcher._idle_timeout == 1.2
+        race = (await a.create("golf", seats=1)).race["id"]
+        await watcher.spectate(race)
+        for _ in range(4):  # 4 s of silence from the watcher: over three idle timeouts
+            await asyncio.sleep(1)
+            await a.ping()  # the racer sends, so only the watcher is silent
+        assert watcher.connected
+        await a.ready(race)
+        assert isinstance(await watcher.next_event(Watch, race=race, timeout=5), Watch)
+        await watcher.close()
+        await a.close()

@@ -203,6 +203,14 @@ async def test_verify_accepts_an_honest_replay_and_rejects_tampered_ones(server:
     bad_log = verify(log, "log.json")
     assert bad_log.returncode == 1 and "refused" in bad_log.stdout
 
+    assert replay["settings"]["undo"] is False
+    undo = json.loads(json.dumps(replay))
+    undo["seats"][0]["log"][1:1] = [["undo"], undo["seats"][0]["log"][0]]  # take back and replay move 1
+    bad_undo = verify(undo, "undo.json")
+    assert bad_undo.returncode == 1 and "did not allow undo" in bad_undo.stdout
+    undo["settings"]["undo"] = True  # the same log is honest where undo is allowed
+    assert verify(undo, "undo-allowed.json").returncode == 0
+
 
 async def test_private_races_need_their_code(server: ServerProcess) -> None:
     ann = await Client.connect(server.url, "ann")
