@@ -405,12 +405,13 @@ class Server:
             except LogConflict as conflict:
                 raise ProtocolError(ErrorCode.STALE_SEQ, f"the log already holds {conflict.length} entries") from None
             race.record(index, entry, state, time.time())
-        await self._after_entry(race, index)
+        await self._after_entry(race, index, conn)
         return m.Ack(id=request_id, race=race.id, seq=seat.seq, view=race.game.view(seat.state, "player"))
 
-    async def _after_entry(self, race: Race, index: int) -> None:
+    async def _after_entry(self, race: Race, index: int, origin: Connection | None = None) -> None:
+        """Tell the other racers (and the mover's other connections), the spectators; finish if all are done."""
         seat = race.seats[index]
-        others = [c.ws for s in race.seats if s is not seat for c in self.by_player.get(s.player, ())]
+        others = [c.ws for s in race.seats for c in self.by_player.get(s.player, ()) if c is not origin]
         if others:
             broadcast(others, encode(m.Progress(race=race.id, **race.progress(index))))
         self._watch(race, index)

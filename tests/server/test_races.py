@@ -241,3 +241,17 @@ async def test_a_racer_watching_before_the_start_stops_watching_at_the_start(ser
     assert (await sam.next_event(Watch, race)).seat == 1
     with pytest.raises(TimeoutError):
         await ann.next_event(Watch, race, timeout=1)  # ann never sees bob's board
+
+
+async def test_a_players_second_connection_follows_their_own_moves(server: ServerProcess) -> None:
+    ann, bob, race, start_a, _start_b = await race_of_two(server.url, "golf")
+    again = await Client.connect(server.url, "ann", token=ann.token)  # ann on a second device
+    assert again.player == ann.player
+    await play(ann, race, start_a.view, 0, 2, seed=3)
+    seen = [await again.next_event(Progress, race) for _ in range(2)]
+    assert [(p.seat, p.moves) for p in seen] == [(0, 1), (0, 2)]
+    with pytest.raises(TimeoutError):  # the connection that moved got acks, not progress
+        await ann.next_event(Progress, race, timeout=0.5)
+    assert (await again.snapshot(race)).seq == 2
+    for client in (ann, bob, again):
+        await client.close()
