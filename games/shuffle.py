@@ -23,6 +23,7 @@ another implementation check itself.
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -31,6 +32,7 @@ T = TypeVar("T")
 SEED_BITS = 256
 _DOMAIN = b"parlour-shuffle-v1\x00"
 _TWO64 = 1 << 64
+_FOUR_WORDS = struct.Struct(">4Q")
 
 
 def check_seed(seed: int) -> int:
@@ -58,7 +60,7 @@ class Stream:
         if not self._words:
             block = hashlib.sha256(self._key + self._block.to_bytes(8, "big")).digest()
             self._block += 1
-            self._words = [int.from_bytes(block[i : i + 8], "big") for i in (24, 16, 8, 0)]
+            self._words = list(_FOUR_WORDS.unpack(block))[::-1]  # popped from the end: first word first
         return self._words.pop()
 
     def below(self, n: int) -> int:

@@ -151,14 +151,13 @@ class Store:
             pipe.srem(f"{PREFIX}:races:active", race_id)
             await pipe.execute()
 
-    async def append(self, race_id: str, seat: int, expected: int, entry: list[Any]) -> None:
-        """Append ``entry`` as entry number ``expected`` of the seat's log.
+    def append(self, race_id: str, seat: int, expected: int, entry: list[Any]) -> asyncio.Future[int]:
+        """Append ``entry`` as entry number ``expected`` of the seat's log; await the new length.
 
-        Raises :class:`LogConflict` if the log does not hold exactly ``expected`` entries.
+        Awaiting raises :class:`LogConflict` if the log did not hold exactly ``expected``
+        entries. (A plain function returning a future: the hot path of every move.)
         """
-        result = await self._write(["a", log_key(race_id, seat), expected, msgpack.packb(entry)])
-        if result < 0:
-            raise LogConflict(-1 - result)
+        return self._write(["a", log_key(race_id, seat), expected, msgpack.packb(entry)])
 
     def _write(self, write: list[Any]) -> asyncio.Future[int]:
         """Queue one write for the next batch; the future holds its result."""
@@ -194,7 +193,11 @@ class Store:
                     future.set_exception(error)
             return
         for (_, future), result in zip(batch, results, strict=True):
-            if not future.done():
+            if future.done():
+                continue
+            if result < 0:  # only appends fail: the log had another length
+                future.set_exception(LogConflict(-1 - int(result)))
+            else:
                 future.set_result(int(result))
 
     async def load_log(self, race_id: str, seat: int) -> list[list[Any]]:

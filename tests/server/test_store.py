@@ -1,0 +1,88 @@
+"""The store against a real Redis (the embedded one, or ``PARLOUR_TEST_REDIS_URL``): batched writes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+import redis.asyncio as aioredis
+
+from parlour.server.embedded_redis import EmbeddedRedis
+from parlour.server.race import Race, Settings, Status
+from parlour.server.store import LogConflict, Store
+from tests.conftest import REDIS_URL, flush_test_redis
+
+
+@pytest.fixture
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    if REDIS_URL:
+        flush_test_redis()
+        yield REDIS_URL
+        return
+    embedded = EmbeddedRedis(Path(tmp_path_factory.mktemp("st", numbered=True)))
+    embedded.start()
+    try:
+        yield embedded.url
+    finally:
+        embedded.stop()
+
+
+@pytest_asyncio.fixture
+async def store(redis_url: str) -> AsyncIterator[Store]:
+    store = Store(aioredis.Redis.from_url(redis_url))
+    yield store
+    await store.close()
+
+
+@pytest.mark.asyncio
+async def test_appends_check_the_expected_length_even_within_one_batch(store: Store) -> None:
+    # Made in the same turn of the loop, these go to Redis as one batch, applied in order.
+    first, twin, second, skipped = (
+        store.append("r1", 0, 0, ["turn"]),
+        store.append("r1", 0, 0, ["play", "p1"]),  # entry 0 again: refused, the log holds 1
+        store.append("r1", 0, 1, ["play", "p2"]),
+        store.append("r1", 0, 5, ["turn"]),  # a gap: refused, the log holds 2
+    )
+    assert await first == 1
+    with pytest.raises(LogConflict) as conflict:
+        await twin
+    assert conflict.value.length == 1
+    assert await second == 2
+    with pytest.raises(LogConflict) as gap:
+        await skipped
+    assert gap.value.length == 2
+    assert await store.load_log("r1", 0) == [["turn"], ["play", "p2"]]
+
+
+@pytest.mark.asyncio
+async def test_many_concurrent_writers_keep_every_log_whole_and_in_order(store: Store) -> None:
+    async def seat(race: str, moves: int) -> None:
+        for seq in range(moves):
+            assert await store.append(race, 0, seq, ["move", f"m{seq}"]) == seq + 1
+
+    await asyncio.gather(*(seat(f"r{i}", 30) for i in range(40)))
+    for i in range(40):
+        assert await store.load_log(f"r{i}", 0) == [["move", f"m{seq}"] for seq in range(30)]
+
+
+@pytest.mark.asyncio
+async def test_a_saved_race_record_loads_back_and_is_tracked_as_active_then_finished(store: Store) -> None:
+    race = Race(id="abc123", settings=Settings(game="golf", options={}, seats=1), created_by="p1", created_at=1.0)
+    race.join("p1", "ann", False)
+    race.start(2.0)
+    entry = race.game.legal_moves(race.seats[0].state)[0].wire()
+    await store.append(race.id, 0, 0, entry)
+    race.record(0, entry, race.next_state(0, entry), 3.0)
+    await store.save_race(race)
+    assert await store.active_race_ids() == ["abc123"]
+    loaded = await store.load_race("abc123")
+    assert loaded is not None and loaded.seed == race.seed and loaded.salt == race.salt
+    assert loaded.seats[0].log == race.seats[0].log and loaded.seats[0].state == race.seats[0].state
+    race.finish(4.0)
+    await store.save_race(race)
+    assert await store.active_race_ids() == [] and await store.finished_race_ids() == ["abc123"]
+    finished = await store.load_race("abc123")
+    assert finished is not None and finished.status is Status.FINISHED and finished.results == race.results
