@@ -411,9 +411,9 @@ class Server:
     async def _after_entry(self, race: Race, index: int, origin: Connection | None = None) -> None:
         """Tell the other racers (and the mover's other connections), the spectators; finish if all are done."""
         seat = race.seats[index]
-        others = [c.ws for s in race.seats for c in self.by_player.get(s.player, ()) if c is not origin]
-        if others:
-            broadcast(others, encode(m.Progress(race=race.id, **race.progress(index))))
+        others = [c for s in race.seats for c in self.by_player.get(s.player, ()) if c is not origin]
+        if others:  # no message is built for nobody: this runs on every move
+            self._broadcast(others, m.Progress(race=race.id, **race.progress(index)))
         self._watch(race, index)
         if seat.state.ended is not None:
             self._cancel(("grace", race.id, index))
@@ -606,10 +606,9 @@ class Server:
             self._send_player(seat.player, m.RaceUpdate(race=race.summary(seat.player)))
         self._broadcast(self.watchers.get(race.id, ()), m.RaceUpdate(race=race.summary()))
 
-    def _send_seats(self, race: Race, message: Message, skip: str | None = None) -> None:
+    def _send_seats(self, race: Race, message: Message) -> None:
         for seat in race.seats:
-            if seat.player != skip:
-                self._send_player(seat.player, message)
+            self._send_player(seat.player, message)
 
     def _send_player(self, player: str, message: Message) -> None:
         self._broadcast(self.by_player.get(player, ()), message)
@@ -673,13 +672,7 @@ def replay_of(race: Race) -> dict[str, Any]:
         "commitment": race.commitment or "",
         "started_at": race.started_at,
         "ended_at": race.ended_at,
-        "settings": {
-            "seats": race.settings.seats,
-            "time_limit": race.settings.time_limit,
-            "public": race.settings.public,
-            "undo": race.settings.undo,
-            "spectator_delay": race.settings.spectator_delay,
-        },
+        "settings": race.settings.to_map(),
         "seats": [
             {"seat": i, "player": s.player, "name": s.name, "bot": s.bot, "log": [list(e) for e in s.log]}
             for i, s in enumerate(race.seats)

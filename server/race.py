@@ -47,6 +47,18 @@ class Settings:
     undo: bool = False
     spectator_delay: int = 0  # seconds
 
+    def to_map(self) -> dict[str, Any]:
+        """Every setting as plain data (``Settings(**map)`` reads it back)."""
+        return {
+            "game": self.game,
+            "options": dict(self.options),
+            "seats": self.seats,
+            "time_limit": self.time_limit,
+            "public": self.public,
+            "undo": self.undo,
+            "spectator_delay": self.spectator_delay,
+        }
+
 
 @dataclass
 class Seat:
@@ -250,13 +262,7 @@ class Race:
         """The race as the lobby shows it; the join code only to its seated players."""
         out: dict[str, Any] = {
             "id": self.id,
-            "game": self.settings.game,
-            "options": dict(self.settings.options),
-            "seats": self.settings.seats,
-            "time_limit": self.settings.time_limit,
-            "public": self.settings.public,
-            "undo": self.settings.undo,
-            "spectator_delay": self.settings.spectator_delay,
+            **self.settings.to_map(),
             "status": self.status.value,
             "players": [
                 {"seat": i, "player": s.player, "name": s.name, "bot": s.bot, "ready": s.ready}

@@ -15,9 +15,9 @@ Keys (``{race}`` is a hash tag, so one race's keys live together in a Redis Clus
 
 Writes are batched (group commit): one batch at a time is in Redis, and every log append
 and race-record save made meanwhile waits to go as the next one, a single Lua script call
-that applies them in order (and atomically together); each caller learns its own result. A batch spans races and
-names its keys inside its one argument, so this needs one Redis (or a primary), not a
-Redis Cluster.
+that applies them in order (and atomically together); each caller learns its own result.
+A batch spans races and names its keys inside its one argument, so this needs one Redis
+(or a primary), not a Redis Cluster.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ from redis.exceptions import NoScriptError
 from parlour.server.race import Race, Seat, Settings, Status
 
 PREFIX = "parlour"
+ACTIVE_KEY = f"{PREFIX}:races:active"
+FINISHED_KEY = f"{PREFIX}:races:finished"
 # One script applies a whole batch of writes, in order; each returns one result. The batch
 # is one msgpack array (packing it in C costs far less than one Redis argument per value):
 #   ["a", log key, expected length, entry]  -> the new length, or -1 - the actual length
@@ -142,13 +144,12 @@ class Store:
         """Write the race record (not the logs); track it as active or finished."""
         record = msgpack.packb(encode_race(race), use_bin_type=True)
         ended = str(race.ended_at or time.time()) if race.status is Status.FINISHED else ""
-        active, finished = f"{PREFIX}:races:active", f"{PREFIX}:races:finished"
-        await self._write(["s", race_key(race.id), record, active, finished, race.id, ended])
+        await self._write(["s", race_key(race.id), record, ACTIVE_KEY, FINISHED_KEY, race.id, ended])
 
     async def delete_race(self, race_id: str) -> None:
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.delete(race_key(race_id))
-            pipe.srem(f"{PREFIX}:races:active", race_id)
+            pipe.srem(ACTIVE_KEY, race_id)
             await pipe.execute()
 
     def append(self, race_id: str, seat: int, expected: int, entry: list[Any]) -> asyncio.Future[int]:
@@ -218,26 +219,17 @@ class Store:
         return race
 
     async def active_race_ids(self) -> list[str]:
-        return sorted(m.decode() for m in await self.redis.smembers(f"{PREFIX}:races:active"))
+        return sorted(m.decode() for m in await self.redis.smembers(ACTIVE_KEY))
 
     async def finished_race_ids(self, limit: int = 50) -> list[str]:
-        return [m.decode() for m in await self.redis.zrevrange(f"{PREFIX}:races:finished", 0, limit - 1)]
+        return [m.decode() for m in await self.redis.zrevrange(FINISHED_KEY, 0, limit - 1)]
 
 
 def encode_race(race: Race) -> dict[str, Any]:
     """The race record as plain data (logs are stored apart)."""
-    s = race.settings
     return {
         "id": race.id,
-        "settings": {
-            "game": s.game,
-            "options": s.options,
-            "seats": s.seats,
-            "time_limit": s.time_limit,
-            "public": s.public,
-            "undo": s.undo,
-            "spectator_delay": s.spectator_delay,
-        },
+        "settings": race.settings.to_map(),
         "created_by": race.created_by,
         "created_at": race.created_at,
         "code": race.code,
