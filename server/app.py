@@ -121,7 +121,10 @@ class Server:
                 continue
             self._adopt(race)
             if race.status is Status.RUNNING:
-                if race.all_over() or (race.deadline or now) <= now:
+                if race.all_over():  # it ended when its last game did
+                    await self._finish(race, max(seat.finished_at or now for seat in race.seats))
+                    continue
+                if (race.deadline or now) <= now:
                     await self._finish(race)
                     continue
                 self._schedule(("deadline", race.id), race.deadline or now, self._deadline, race)
@@ -370,15 +373,15 @@ class Server:
 
     # --- play ------------------------------------------------------------------------
 
-    async def on_move(self, conn: Connection, msg: m.MakeMove) -> Message:
+    async def on_move(self, conn: Connection, msg: m.MakeMove) -> Message | None:
         if list(msg.move) == UNDO:
             raise ProtocolError(ErrorCode.BAD_MOVE, "take a move back with the 'undo' request")
         return await self._entry(conn, msg.id, msg.race, msg.seq, list(msg.move))
 
-    async def on_undo(self, conn: Connection, msg: m.Undo) -> Message:
+    async def on_undo(self, conn: Connection, msg: m.Undo) -> Message | None:
         return await self._entry(conn, msg.id, msg.race, msg.seq, list(UNDO))
 
-    async def on_concede(self, conn: Connection, msg: m.Concede) -> Message:
+    async def on_concede(self, conn: Connection, msg: m.Concede) -> Message | None:
         player = self._player(conn)
         race = self._race(msg.race)
         index = race.seat_of(player.id)
@@ -386,8 +389,10 @@ class Server:
             raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat in this race")
         return await self._entry(conn, msg.id, msg.race, race.seats[index].seq, CONCEDE.wire())
 
-    async def _entry(self, conn: Connection, request_id: int, race_id: str, seq: int, entry: list[Any]) -> Message:
-        """Check, persist and apply one log entry (a move, an undo or a concession)."""
+    async def _entry(
+        self, conn: Connection, request_id: int, race_id: str, seq: int, entry: list[Any]
+    ) -> Message | None:
+        """Check, persist, apply and acknowledge one log entry (a move, an undo or a concession)."""
         player = self._player(conn)
         race = self._race(race_id)
         index, seen = race.check_entry(player.id, seq)
@@ -400,13 +405,16 @@ class Server:
                 view = race.game.view(seat.state, "player")
                 return m.Ack(id=request_id, race=race.id, seq=seat.seq, view=view, duplicate=True)
             state = race.next_state(index, entry)
+            now = time.time()
             try:
-                await self.store.append(race.id, index, seq, entry)
+                await self.store.append(race.id, index, seq, entry, now if state.ended is not None else None)
             except LogConflict as conflict:
                 raise ProtocolError(ErrorCode.STALE_SEQ, f"the log already holds {conflict.length} entries") from None
-            race.record(index, entry, state, time.time())
+            race.record(index, entry, state, now)
+        # Acknowledged first: finishing the race waits for Redis again, and the mover need not.
+        conn.send(m.Ack(id=request_id, race=race.id, seq=seat.seq, view=race.game.view(seat.state, "player")))
         await self._after_entry(race, index, conn)
-        return m.Ack(id=request_id, race=race.id, seq=seat.seq, view=race.game.view(seat.state, "player"))
+        return None
 
     async def _after_entry(self, race: Race, index: int, origin: Connection | None = None) -> None:
         """Tell the other racers (and the mover's other connections), the spectators; finish if all are done."""
@@ -418,9 +426,7 @@ class Server:
         if seat.state.ended is not None:
             self._cancel(("grace", race.id, index))
             if race.all_over():
-                await self._finish(race)  # saves the race record too
-            else:
-                await self.store.save_race(race)  # keeps the seat's finish time
+                await self._finish(race)
 
     async def on_snapshot(self, conn: Connection, msg: m.Snapshot) -> Message:
         player = self._player(conn)
@@ -508,14 +514,16 @@ class Server:
                 return
             entry = CONCEDE.wire()
             state = race.next_state(index, entry)
-            await self.store.append(race.id, index, seat.seq, entry)
-            race.record(index, entry, state, time.time())
+            now = time.time()
+            await self.store.append(race.id, index, seat.seq, entry, now)
+            race.record(index, entry, state, now)
         await self._after_entry(race, index)
 
-    async def _finish(self, race: Race) -> None:
+    async def _finish(self, race: Race, now: float | None = None) -> None:
+        """End the race at ``now`` (default: the present), save it, tell everyone."""
         if race.status is Status.FINISHED:
             return
-        results = race.finish(time.time())
+        results = race.finish(time.time() if now is None else now)
         for seat in race.seats:
             self.unfinished[seat.player].discard(race.id)
         await self.store.save_race(race)

@@ -223,11 +223,12 @@ class Race:
                 seat.finished_at = now
 
     def replay_seat(self, index: int, log: Sequence[list[Any]], finished_at: float | None) -> None:
-        """Rebuild seat ``index`` from its stored log (after a restart)."""
+        """Rebuild seat ``index`` from its stored log (after a restart); ``finished_at`` is the
+        stored time its game ended, if the log ends it."""
+        when = (self.started_at or 0.0) if finished_at is None else finished_at
         for entry in log:
             state = self.next_state(index, list(entry))
-            self.record(index, list(entry), state, 0.0)
-        self.seats[index].finished_at = finished_at
+            self.record(index, list(entry), state, when)
 
     def all_over(self) -> bool:
         return all(seat.state.ended is not None for seat in self.seats)

@@ -10,6 +10,8 @@ Keys (``{race}`` is a hash tag, so one race's keys live together in a Redis Clus
 - ``parlour:race:{<id>}:log:<seat>``: the seat's log, a list of msgpack-encoded entries.
   Appending checks the expected length and pushes in one Lua script, so an entry is
   never written twice or out of order, whichever server node sends it.
+- ``parlour:race:{<id>}:finished``: hash seat -> unix time its game ended, written with
+  the log entry that ended it (so the entry and its time are durable together).
 - ``parlour:races:active``: the ids of races not finished; ``parlour:races:finished``: a
   sorted set of finished race ids by end time.
 
@@ -41,6 +43,8 @@ FINISHED_KEY = f"{PREFIX}:races:finished"
 # One script applies a whole batch of writes, in order; each returns one result. The batch
 # is one msgpack array (packing it in C costs far less than one Redis argument per value):
 #   ["a", log key, expected length, entry]  -> the new length, or -1 - the actual length
+#   ["a", log key, expected length, entry, finished key, seat, time]  -> the same, and once the
+#       entry is in, the time its seat's game ended
 #   ["s", record key, record, active set, finished set, race id, end time or ""]  -> 1
 _BATCH = """
 local results = {}
@@ -49,6 +53,9 @@ for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
     local length = redis.call('LLEN', w[2])
     if length == w[3] then
       results[i] = redis.call('RPUSH', w[2], w[4])
+      if w[5] then
+        redis.call('HSET', w[5], w[6], w[7])
+      end
     else
       results[i] = -1 - length
     end
@@ -93,6 +100,10 @@ def race_key(race_id: str) -> str:
 
 def log_key(race_id: str, seat: int) -> str:
     return f"{race_key(race_id)}:log:{seat}"
+
+
+def finished_key(race_id: str) -> str:
+    return f"{race_key(race_id)}:finished"
 
 
 class Store:
@@ -152,13 +163,20 @@ class Store:
             pipe.srem(ACTIVE_KEY, race_id)
             await pipe.execute()
 
-    def append(self, race_id: str, seat: int, expected: int, entry: list[Any]) -> asyncio.Future[int]:
+    def append(
+        self, race_id: str, seat: int, expected: int, entry: list[Any], finished_at: float | None = None
+    ) -> asyncio.Future[int]:
         """Append ``entry`` as entry number ``expected`` of the seat's log; await the new length.
 
-        Awaiting raises :class:`LogConflict` if the log did not hold exactly ``expected``
-        entries. (A plain function returning a future: the hot path of every move.)
+        Give ``finished_at`` when the entry ends the seat's game: the time is stored with
+        the entry, in the same step. Awaiting raises :class:`LogConflict` if the log did
+        not hold exactly ``expected`` entries (and nothing is written). (A plain function
+        returning a future: the hot path of every move.)
         """
-        return self._write(["a", log_key(race_id, seat), expected, msgpack.packb(entry)])
+        write = ["a", log_key(race_id, seat), expected, msgpack.packb(entry)]
+        if finished_at is not None:
+            write += [finished_key(race_id), seat, repr(finished_at)]
+        return self._write(write)
 
     def _write(self, write: list[Any]) -> asyncio.Future[int]:
         """Queue one write for the next batch; the future holds its result."""
@@ -209,12 +227,15 @@ class Store:
         raw = await self.redis.get(race_key(race_id))
         if raw is None:
             return None
-        race, finished = decode_race(msgpack.unpackb(raw))
+        race = decode_race(msgpack.unpackb(raw))
         if race.seed is not None:
+            finished = {
+                int(seat): float(stamp) for seat, stamp in (await self.redis.hgetall(finished_key(race_id))).items()
+            }
             race.status, status = Status.RUNNING, race.status  # replay needs a running race
             race.start(race.started_at or 0.0, race.seed, race.salt)
             for index in range(len(race.seats)):
-                race.replay_seat(index, await self.load_log(race_id, index), finished[index])
+                race.replay_seat(index, await self.load_log(race_id, index), finished.get(index))
             race.status = status
         return race
 
@@ -233,10 +254,7 @@ def encode_race(race: Race) -> dict[str, Any]:
         "created_by": race.created_by,
         "created_at": race.created_at,
         "code": race.code,
-        "seats": [
-            {"player": x.player, "name": x.name, "bot": x.bot, "ready": x.ready, "finished_at": x.finished_at}
-            for x in race.seats
-        ],
+        "seats": [{"player": x.player, "name": x.name, "bot": x.bot, "ready": x.ready} for x in race.seats],
         "status": race.status.value,
         "starts_at": race.starts_at,
         "started_at": race.started_at,
@@ -248,9 +266,9 @@ def encode_race(race: Race) -> dict[str, Any]:
     }
 
 
-def decode_race(data: dict[str, Any]) -> tuple[Race, list[float | None]]:
-    """A race (seats without games) and each seat's finish time, from its record."""
-    race = Race(
+def decode_race(data: dict[str, Any]) -> Race:
+    """A race (seats without games) from its record."""
+    return Race(
         id=data["id"],
         settings=Settings(**data["settings"]),
         created_by=data["created_by"],
@@ -266,4 +284,3 @@ def decode_race(data: dict[str, Any]) -> tuple[Race, list[float | None]]:
         salt=None if data["salt"] is None else bytes.fromhex(data["salt"]),
         results=data["results"],
     )
-    return race, [x["finished_at"] for x in data["seats"]]

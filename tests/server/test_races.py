@@ -12,6 +12,7 @@ import json
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -106,21 +107,26 @@ async def test_a_player_disconnects_and_resumes_with_nothing_lost_or_doubled(ser
 async def test_server_killed_mid_race_restarts_and_the_race_completes(server: ServerProcess) -> None:
     ann, bob, race, start_a, start_b = await race_of_two(server.url, "german-patience")
     view_a, seq_a = await play(ann, race, start_a.view, 0, 12, seed=4)
-    view_b, seq_b = await play(bob, race, start_b.view, 0, 7, seed=5)
+    _view_b, seq_b = await play(bob, race, start_b.view, 0, 7, seed=5)
+    before = time.time()
+    conceded = await bob.concede(race)  # bob's game ends: its time must survive the kill too
+    after = time.time()
+    started_at = (await ann.snapshot(race)).race["started_at"]
     server.kill()  # SIGKILL: no clean-up at all
     server.start()
     for client in (ann, bob):
         resumed = await client.next_event(Resumed, timeout=30)
         assert race in resumed.races
     snap_a, snap_b = await ann.snapshot(race), await bob.snapshot(race)
-    assert (snap_a.seq, snap_b.seq) == (seq_a, seq_b)  # every acknowledged move kept
-    assert snap_a.view == view_a and snap_b.view == view_b
+    assert (snap_a.seq, snap_b.seq) == (seq_a, conceded.seq)  # every acknowledged move kept
+    assert snap_a.view == view_a and snap_b.view == conceded.view
     view_a, seq_a = await play(ann, race, view_a, seq_a, 5, seed=6)
     await ann.concede(race)
-    await bob.concede(race)
     end = await bob.next_event(End, race, timeout=15)
     moves = {r["seat"]: r["moves"] for r in end.results}
     assert moves == {0: seq_a, 1: seq_b}
+    bob_time = next(r["time"] for r in end.results if r["seat"] == 1)
+    assert before - started_at - 0.001 <= bob_time <= after - started_at + 0.001
 
 
 async def test_golf_ranks_lower_scores_first(server: ServerProcess) -> None:

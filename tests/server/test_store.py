@@ -86,3 +86,22 @@ async def test_a_saved_race_record_loads_back_and_is_tracked_as_active_then_fini
     assert await store.active_race_ids() == [] and await store.finished_race_ids() == ["abc123"]
     finished = await store.load_race("abc123")
     assert finished is not None and finished.status is Status.FINISHED and finished.results == race.results
+
+
+@pytest.mark.asyncio
+async def test_the_time_a_game_ended_is_stored_with_the_entry_that_ended_it(store: Store) -> None:
+    race = Race(id="fin1", settings=Settings(game="golf", options={}, seats=2), created_by="p1", created_at=1.0)
+    race.join("p1", "ann", False)
+    race.join("p2", "bob", True)
+    race.start(2.0)
+    await store.save_race(race)  # the record says nothing of how the games went
+    concede = ["concede"]
+    refused = store.append(race.id, 1, 3, concede, 9.0)  # the log holds 0 entries: neither is written
+    assert await store.append(race.id, 0, 0, concede, 5.25) == 1
+    with pytest.raises(LogConflict):
+        await refused
+    loaded = await store.load_race("fin1")
+    assert loaded is not None
+    assert loaded.seats[0].state.ended is not None and loaded.seats[0].finished_at == 5.25
+    assert loaded.seats[1].state.ended is None and loaded.seats[1].finished_at is None
+    assert loaded.finish(10.0)[0]["time"] == 3.25  # ann's time: 5.25 - 2.0
