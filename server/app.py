@@ -125,7 +125,7 @@ class Server:
                     await self._finish(race, max(seat.finished_at or now for seat in race.seats))
                     continue
                 if (race.deadline or now) <= now:
-                    await self._finish(race)
+                    await self._finish(race, race.deadline)
                     continue
                 self._schedule(("deadline", race.id), race.deadline or now, self._deadline, race)
                 for index, seat in enumerate(race.seats):
@@ -502,7 +502,7 @@ class Server:
 
     async def _deadline(self, race: Race) -> None:
         if race.status is Status.RUNNING:
-            await self._finish(race)
+            await self._finish(race, race.deadline)
 
     async def _grace(self, race: Race, index: int) -> None:
         """A racer stayed away past the grace period: their game is conceded."""
@@ -520,13 +520,16 @@ class Server:
         await self._after_entry(race, index)
 
     async def _finish(self, race: Race, now: float | None = None) -> None:
-        """End the race at ``now`` (default: the present), save it, tell everyone."""
+        """End the race at ``now`` (default: the present), tell everyone, save it.
+
+        Telling comes first: the record adds nothing the logs do not decide, so if the
+        save fails (it is logged), a restart finishes the race again to the same results.
+        """
         if race.status is Status.FINISHED:
             return
         results = race.finish(time.time() if now is None else now)
         for seat in race.seats:
             self.unfinished[seat.player].discard(race.id)
-        await self.store.save_race(race)
         graces = [("grace", race.id, index) for index in range(len(race.seats))]
         for key in [("start", race.id), ("deadline", race.id), *graces]:
             self._cancel(key)
@@ -541,6 +544,10 @@ class Server:
         self._broadcast(self.watchers.get(race.id, ()), end)
         self._announce(race)
         self._schedule(("evict", race.id), time.time() + self.config.keep_finished, self._evict, race)
+        try:
+            await self.store.save_race(race)
+        except Exception:
+            log.exception("race %s finished but its record was not saved; a restart finishes it again", race.id)
 
     async def _evict(self, race: Race) -> None:
         self._forget(race)

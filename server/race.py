@@ -290,30 +290,26 @@ class Race:
 
 
 def rank(game: Game[Any], seats: Sequence[Seat], started_at: float) -> list[dict[str, Any]]:
-    """Results, best first: by score (in the game's direction), finish time, fewer moves."""
+    """Results, best first: by score (in the game's direction), finish time, fewer moves.
 
-    def key(index: int) -> tuple[Any, float, int]:
-        seat = seats[index]
-        score = game.score(seat.state)
-        return (-score if game.higher_is_better else score, seat.finished_at or float("inf"), seat.moves)
-
-    order = sorted(range(len(seats)), key=key)
-    results = []
-    for place, index in enumerate(order, 1):
-        seat = seats[index]
-        results.append(
-            {
-                "place": place,
-                "seat": index,
-                "player": seat.player,
-                "name": seat.name,
-                "score": score_wire(game.score(seat.state)),
-                "ended": seat.state.ended.value if seat.state.ended else None,
-                "time": round((seat.finished_at or started_at) - started_at, 3),
-                "moves": seat.moves,
-            }
-        )
-    return results
+    The finish time ranked is the one published (seconds from the start, to the
+    millisecond), so anyone can check the order from the results alone.
+    """
+    results = [
+        {
+            "seat": index,
+            "player": seat.player,
+            "name": seat.name,
+            "score": score_wire(game.score(seat.state)),
+            "ended": seat.state.ended.value if seat.state.ended else None,
+            "time": round((seat.finished_at or started_at) - started_at, 3),
+            "moves": seat.moves,
+        }
+        for index, seat in enumerate(seats)
+    ]
+    sign = -1 if game.higher_is_better else 1
+    results.sort(key=lambda r: (sign * game.score(seats[r["seat"]].state), r["time"], r["moves"]))
+    return [{"place": place, **result} for place, result in enumerate(results, 1)]
 
 
 __all__ = ["UNDO", "Race", "Seat", "Settings", "Status", "rank"]
