@@ -176,6 +176,14 @@ def format_results(end: End) -> str:
     return "\n".join(lines)
 
 
+def board_heading(name: str | None, seq: int, view: dict[str, Any]) -> str:
+    """The line above a watched board: whose, how many log entries in, the score, how it ended."""
+    parts = [name or "?", f"entry {seq}", f"score {view['score']}"]
+    if view.get("ended"):
+        parts.append(view["ended"])
+    return f"--- {', '.join(parts)} ---"
+
+
 async def watch(server: str, name: str, race_id: str, stdout: TextIO) -> int:
     """Print every racer's board as it changes, until the race ends."""
     term = Terminal(sys.stdin, stdout)
@@ -189,12 +197,14 @@ async def watch(server: str, name: str, race_id: str, stdout: TextIO) -> int:
             f"Watching race {race_id}: {info['game']}, {info['status']}" + (f", {delay} s behind" if delay else "")
         )
         for board in spectating.boards:
-            term.say(f"--- {names.get(board['seat'])} after {board['seq']} moves ---\n{game.render(board['view'])}")
+            term.say(
+                f"{board_heading(names.get(board['seat']), board['seq'], board['view'])}\n{game.render(board['view'])}"
+            )
         if info["status"] == "finished":
             return 0
         async for event in client.events():
             if isinstance(event, Watch) and event.race == race_id:
-                term.say(f"--- {names.get(event.seat)} after {event.seq} moves ---\n{game.render(event.view)}")
+                term.say(f"{board_heading(names.get(event.seat), event.seq, event.view)}\n{game.render(event.view)}")
             elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
                 names.update({p["seat"]: p["name"] for p in event.race["players"]})
             elif isinstance(event, End) and event.race == race_id:

@@ -68,7 +68,7 @@ async def test_race_a_friend_and_watch_from_the_terminal(server: ServerProcess, 
     await ann.type("?")
     await ann.until(r"1\. ")
     await ann.type("1")
-    await sam.until(r"--- ann after 1 moves ---")
+    await sam.until(r"--- ann, entry 1, score \d+ ---")
     await bob.until(r"\[ann: score \d+, 1 moves\]")
     await ann.type("play p9")
     await ann.until("bad_move")
