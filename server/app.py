@@ -32,7 +32,7 @@ from parlour.protocol.messages import PROTOCOL_VERSION, REQUESTS, Message
 from parlour.protocol.replay import REPLAY_FORMAT
 from parlour.server.config import Config
 from parlour.server.metrics import Metrics
-from parlour.server.race import UNDO, Race, Settings, Status
+from parlour.server.race import CONCEDE_WIRE, UNDO, Race, Settings, Status
 from parlour.server.store import LogConflict, Player, Store
 
 SERVER_NAME = "parlour/0.1"
@@ -52,6 +52,7 @@ class Connection:
     tokens: float = 0.0
     stamp: float = field(default_factory=time.monotonic)  # when the last frame arrived
     refused: int = 0
+    frame_started: float = 0.0  # perf_counter when the frame being served arrived
 
     def __post_init__(self) -> None:
         self.tokens = float(self.burst)
@@ -171,6 +172,7 @@ class Server:
             return connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "unavailable\n")
         if request.path == "/metrics":
             response = connection.respond(HTTPStatus.OK, self.metrics.render())
+            del response.headers["Content-Type"]  # setting a header adds one: Headers is a multidict
             response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
             return response
         return None
@@ -204,7 +206,7 @@ class Server:
             await asyncio.gather(*(c.ws.close(1000, "idle timeout") for c in idle), return_exceptions=True)
 
     async def _serve_frame(self, conn: Connection, frame: str | bytes) -> None:
-        started = time.perf_counter()
+        conn.frame_started = time.perf_counter()
         request_id = None
         try:
             wait = conn.take(time.monotonic())
@@ -223,8 +225,6 @@ class Server:
             if reply is not None:
                 conn.send(reply)
             conn.refused = 0
-            if isinstance(message, m.MakeMove | m.Undo):
-                self.metrics.observe_move(time.perf_counter() - started)
         except ProtocolError as error:
             self._refuse(conn, request_id, error)
         except Exception:
@@ -403,7 +403,10 @@ class Server:
                 if seat.log[seq] != tuple(entry):
                     raise ProtocolError(ErrorCode.STALE_SEQ, f"entry {seq} is already another move")
                 view = race.game.view(seat.state, "player")
-                return m.Ack(id=request_id, race=race.id, seq=seat.seq, view=view, duplicate=True)
+                self._acknowledge(
+                    conn, m.Ack(id=request_id, race=race.id, seq=seat.seq, view=view, duplicate=True), entry
+                )
+                return None
             state = race.next_state(index, entry)
             now = time.time()
             try:
@@ -412,9 +415,17 @@ class Server:
                 raise ProtocolError(ErrorCode.STALE_SEQ, f"the log already holds {conflict.length} entries") from None
             race.record(index, entry, state, now)
         # Acknowledged first: finishing the race waits for Redis again, and the mover need not.
-        conn.send(m.Ack(id=request_id, race=race.id, seq=seat.seq, view=race.game.view(seat.state, "player")))
+        self._acknowledge(
+            conn, m.Ack(id=request_id, race=race.id, seq=seat.seq, view=race.game.view(seat.state, "player")), entry
+        )
         await self._after_entry(race, index, conn)
         return None
+
+    def _acknowledge(self, conn: Connection, ack: m.Ack, entry: list[Any]) -> None:
+        """Send ``ack``; count a move or undo, and how long since its request arrived."""
+        conn.send(ack)
+        if entry != CONCEDE_WIRE:
+            self.metrics.observe_move(time.perf_counter() - conn.frame_started)
 
     async def _after_entry(self, race: Race, index: int, origin: Connection | None = None) -> None:
         """Tell the other racers (and the mover's other connections), the spectators; finish if all are done."""

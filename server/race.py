@@ -312,4 +312,4 @@ def rank(game: Game[Any], seats: Sequence[Seat], started_at: float) -> list[dict
     return [{"place": place, **result} for place, result in enumerate(results, 1)]
 
 
-__all__ = ["UNDO", "Race", "Seat", "Settings", "Status", "rank"]
+__all__ = ["CONCEDE_WIRE", "UNDO", "Race", "Seat", "Settings", "Status", "rank"]
