@@ -261,3 +261,23 @@ async def test_a_players_second_connection_follows_their_own_moves(server: Serve
     assert (await again.snapshot(race)).seq == 2
     for client in (ann, bob, again):
         await client.close()
+
+
+async def test_undo_takes_back_a_move_where_the_race_allows_it(server: ServerProcess) -> None:
+    ann, bob, race, start_a, _ = await race_of_two(server.url, "golf", undo=True)
+    moved = await ann.move(race, 0, start_a.view["moves"][0])
+    undone = await ann.undo(race, 1)
+    assert (undone.seq, undone.view) == (2, start_a.view)  # an entry of its own; the board as it was
+    progress = [await bob.next_event(Progress, race) for _ in range(2)]
+    assert [p.moves for p in progress] == [1, 0]  # standing moves
+    with pytest.raises(ClientError) as nothing:
+        await ann.undo(race, 2)
+    assert nothing.value.code == "illegal_move"
+    again = await ann.move(race, 2, start_a.view["moves"][0])
+    assert again.view == moved.view
+    await ann.concede(race)
+    await bob.concede(race)
+    end = await ann.next_event(End, race)
+    assert next(r["moves"] for r in end.results if r["seat"] == 0) == 1
+    replay = (await ann.replay(race)).replay
+    assert replay["seats"][0]["log"][:3] == [start_a.view["moves"][0], ["undo"], start_a.view["moves"][0]]
