@@ -373,25 +373,23 @@ class Server:
 
     # --- play ------------------------------------------------------------------------
 
-    async def on_move(self, conn: Connection, msg: m.MakeMove) -> Message | None:
+    async def on_move(self, conn: Connection, msg: m.MakeMove) -> None:
         if list(msg.move) == UNDO:
             raise ProtocolError(ErrorCode.BAD_MOVE, "take a move back with the 'undo' request")
-        return await self._entry(conn, msg.id, msg.race, msg.seq, list(msg.move))
+        await self._entry(conn, msg.id, msg.race, msg.seq, list(msg.move))
 
-    async def on_undo(self, conn: Connection, msg: m.Undo) -> Message | None:
-        return await self._entry(conn, msg.id, msg.race, msg.seq, list(UNDO))
+    async def on_undo(self, conn: Connection, msg: m.Undo) -> None:
+        await self._entry(conn, msg.id, msg.race, msg.seq, list(UNDO))
 
-    async def on_concede(self, conn: Connection, msg: m.Concede) -> Message | None:
+    async def on_concede(self, conn: Connection, msg: m.Concede) -> None:
         player = self._player(conn)
         race = self._race(msg.race)
         index = race.seat_of(player.id)
         if index is None:
             raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat in this race")
-        return await self._entry(conn, msg.id, msg.race, race.seats[index].seq, CONCEDE.wire())
+        await self._entry(conn, msg.id, msg.race, race.seats[index].seq, CONCEDE.wire())
 
-    async def _entry(
-        self, conn: Connection, request_id: int, race_id: str, seq: int, entry: list[Any]
-    ) -> Message | None:
+    async def _entry(self, conn: Connection, request_id: int, race_id: str, seq: int, entry: list[Any]) -> None:
         """Check, persist, apply and acknowledge one log entry (a move, an undo or a concession)."""
         player = self._player(conn)
         race = self._race(race_id)
@@ -406,7 +404,7 @@ class Server:
                 self._acknowledge(
                     conn, m.Ack(id=request_id, race=race.id, seq=seat.seq, view=view, duplicate=True), entry
                 )
-                return None
+                return
             state = race.next_state(index, entry)
             now = time.time()
             try:
@@ -419,7 +417,6 @@ class Server:
             conn, m.Ack(id=request_id, race=race.id, seq=seat.seq, view=race.game.view(seat.state, "player")), entry
         )
         await self._after_entry(race, index, conn)
-        return None
 
     def _acknowledge(self, conn: Connection, ack: m.Ack, entry: list[Any]) -> None:
         """Send ``ack``; count a move or undo, and how long since its request arrived."""
