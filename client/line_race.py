@@ -16,12 +16,14 @@ import asyncio
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Any, TextIO
 
 from parlour.client.connection import Client, ClientError, Resumed
 from parlour.client.line_play import describe_end, read_line
 from parlour.games import CONCEDE, GameError, Move, get_game
+from parlour.protocol import ErrorCode
 from parlour.protocol.messages import Countdown, End, Progress, RaceUpdate, Start, Watch
 
 
@@ -64,19 +66,35 @@ async def connect(server: str, name: str) -> Client:
 
 
 class Terminal:
-    """Lines in (read in a thread, so events keep printing) and lines out."""
+    """Lines in and lines out. A daemon thread reads the lines, so events keep printing while
+    a line is awaited, and giving up on one (the race ended) leaves nothing to wait for at exit."""
 
     def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
         self.stdin = stdin
         self.stdout = stdout
+        self._lines: asyncio.Queue[str | None] | None = None
 
     def say(self, text: str) -> None:
         self.stdout.write(text + "\n")
         self.stdout.flush()
 
     async def line(self) -> str | None:
-        line = await asyncio.to_thread(self.stdin.readline)
-        return line or None
+        """The next line typed, or ``None`` once input has ended."""
+        if self._lines is None:
+            self._lines = asyncio.Queue()
+            reader = threading.Thread(target=self._read, args=(asyncio.get_running_loop(), self._lines), daemon=True)
+            reader.start()
+        return await self._lines.get()
+
+    def _read(self, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]) -> None:
+        while True:
+            line = self.stdin.readline()
+            try:
+                loop.call_soon_threadsafe(lines.put_nowait, line or None)
+            except RuntimeError:  # the loop is closed: nobody is reading any more
+                return
+            if not line:
+                return
 
 
 async def race(
@@ -118,7 +136,11 @@ async def wait_for_start(client: Client, race_id: str, term: Terminal) -> Start:
 
 
 async def play(client: Client, race_id: str, start: Start, term: Terminal) -> int:
-    """The move loop: typed lines become moves; others' progress and the end are printed."""
+    """The move loop: typed lines become moves; others' progress and the end are printed.
+
+    Returns 0 once the results are printed (even if the time limit ended the race while
+    a move was being typed), 1 if the connection was lost for good first.
+    """
     game = get_game(str(start.view["game"]))
     view, seq = start.view, start.seq
     hints: list[Move] = []
@@ -129,7 +151,13 @@ async def play(client: Client, race_id: str, start: Start, term: Terminal) -> in
         while view["ended"] is None:
             term.stdout.write("move> ")
             term.stdout.flush()
-            line = await term.line()
+            typing = asyncio.ensure_future(term.line())
+            await asyncio.wait({typing, events}, return_when=asyncio.FIRST_COMPLETED)
+            if not typing.done():  # the race is over, or the connection lost, before this game
+                typing.cancel()
+                term.say("")
+                return events.result()
+            line = typing.result()
             try:
                 wanted = CONCEDE if line is None else read_line(game, line, view, hints)
                 if isinstance(wanted, Move):
@@ -145,13 +173,13 @@ async def play(client: Client, race_id: str, start: Start, term: Terminal) -> in
                 term.say(wanted)
         term.say(describe_end(game, view))
         term.say("Waiting for the others to finish...")
-        await events
+        return await events
     finally:
         events.cancel()
-    return 0
 
 
-async def show_events(client: Client, race_id: str, term: Terminal, names: dict[int, str]) -> None:
+async def show_events(client: Client, race_id: str, term: Terminal, names: dict[int, str]) -> int:
+    """Print others' progress, then the results; return 0 once they are printed, 1 if the race or connection is lost."""
     async for event in client.events():
         if isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
             names.update({p["seat"]: p["name"] for p in event.race["players"]})
@@ -161,18 +189,39 @@ async def show_events(client: Client, race_id: str, term: Terminal, names: dict[
             term.say(f"  [{who}: score {event.score}, {event.moves} moves{state}]")
         elif isinstance(event, Resumed):
             term.say("  [reconnected]")
+            status = await print_results_if_over(client, race_id, term)
+            if status is not None:
+                return status
         elif isinstance(event, End) and event.race == race_id:
-            term.say(format_results(event))
-            return
+            term.say(format_results(event.results, event.seed, event.salt))
+            return 0
+    term.say("The connection to the server is lost.")
+    return 1
 
 
-def format_results(end: End) -> str:
+async def print_results_if_over(client: Client, race_id: str, term: Terminal) -> int | None:
+    """If the race is over, print its results (from the replay) and return 0; if the server knows
+    no such race, say so and return 1; while it runs, return ``None``. For after a reconnection,
+    when the race's ``end`` may have been missed, and for watching a finished race."""
+    try:
+        replay = (await client.replay(race_id)).replay
+    except ClientError as error:
+        if error.code == ErrorCode.NOT_FINISHED:
+            return None
+        term.say(f"The race is gone: {error.message}")
+        return 1
+    term.say(format_results(replay["results"], replay["seed"], replay["salt"]))
+    return 0
+
+
+def format_results(results: list[dict[str, Any]], seed: str, salt: str) -> str:
+    """The results, best first, and the revealed seed and salt (from an ``end`` or a replay)."""
     lines = ["Results:"]
-    for r in end.results:
+    for r in results:
         lines.append(
             f"  {r['place']}. {r['name']}: score {r['score']} ({r['ended']}, {r['moves']} moves, {r['time']} s)"
         )
-    lines.append(f"Seed {end.seed}, salt {end.salt}: check the deal with 'parlour verify' on the replay.")
+    lines.append(f"Seed {seed}, salt {salt}: check the deal with 'parlour verify' on the replay.")
     return "\n".join(lines)
 
 
@@ -201,13 +250,18 @@ async def watch(server: str, name: str, race_id: str, stdout: TextIO) -> int:
                 f"{board_heading(names.get(board['seat']), board['seq'], board['view'])}\n{game.render(board['view'])}"
             )
         if info["status"] == "finished":
-            return 0
+            return await print_results_if_over(client, race_id, term) or 0
         async for event in client.events():
-            if isinstance(event, Watch) and event.race == race_id:
+            if isinstance(event, Resumed):
+                status = await print_results_if_over(client, race_id, term)
+                if status is not None:
+                    return status
+            elif isinstance(event, Watch) and event.race == race_id:
                 term.say(f"{board_heading(names.get(event.seat), event.seq, event.view)}\n{game.render(event.view)}")
             elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
                 names.update({p["seat"]: p["name"] for p in event.race["players"]})
             elif isinstance(event, End) and event.race == race_id:
-                term.say(format_results(event))
+                term.say(format_results(event.results, event.seed, event.salt))
                 return 0
+    term.say("The connection to the server is lost.")
     return 1

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -18,9 +22,12 @@ pytestmark = pytest.mark.asyncio
 class Cli:
     """A ``parlour`` process with its stdin and stdout, read line by line."""
 
+    running: ClassVar[list[asyncio.subprocess.Process]] = []  # killed after each test
+
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
         self.lines: list[str] = []
+        Cli.running.append(process)
 
     @classmethod
     async def start(cls, home: Path, *args: str) -> Cli:
@@ -55,6 +62,15 @@ class Cli:
         return await asyncio.wait_for(self.process.wait(), 20)
 
 
+@pytest.fixture(autouse=True)
+def _no_cli_left_behind() -> Iterator[None]:
+    yield
+    for process in Cli.running:  # a failed test leaves them running; their loop is gone by now
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, signal.SIGKILL)
+    Cli.running.clear()
+
+
 async def test_race_a_friend_and_watch_from_the_terminal(server: ServerProcess, tmp_path: Path) -> None:
     ann = await Cli.start(tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf")
     code = (await ann.until(r"join (\w+)")).group(1)
@@ -79,3 +95,25 @@ async def test_race_a_friend_and_watch_from_the_terminal(server: ServerProcess, 
         await person.until(r"1\. (ann|bob): score")
     assert [await p.finish() for p in (ann, bob, sam)] == [0, 0, 0]
     assert (tmp_path / "ann" / "parlour" / "identities.json").exists()  # the token is kept for next time
+
+
+async def test_the_time_limit_ends_the_race_at_the_prompt_even_across_a_server_crash(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    ann = await Cli.start(
+        tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf", "--time-limit", "10"
+    )
+    code = (await ann.until(r"join (\w+)")).group(1)
+    bob = await Cli.start(tmp_path / "bob", "race", "--server", server.url, "--name", "bob", "join", code)
+    for racer in (ann, bob):
+        await racer.until("Go!")
+    started = asyncio.get_running_loop().time()
+    await ann.type("quit")
+    await ann.until("Waiting for the others")
+    server.kill()  # the race's end falls while the server is down: nobody is told it
+    await asyncio.sleep(max(0.0, started + 11 - asyncio.get_running_loop().time()))
+    server.start()  # finishes the race at once; both learn of it when they reconnect
+    for racer in (ann, bob):  # bob never types: the race ends him at the prompt
+        await racer.until("reconnected", timeout=40)
+        await racer.until(r"\d\. bob: score \d+ \(out_of_time")
+    assert [await p.finish() for p in (ann, bob)] == [0, 0]
