@@ -119,7 +119,9 @@ class Resumed:
 
     ``races`` are the live races this player is seated in, ``watching`` the races watched
     again. Call :meth:`Client.snapshot` for each race to get its full state, and
-    :meth:`Client.spectate` again for a watched race's current boards.
+    :meth:`Client.spectate` again for a watched race's current boards. Events sent while
+    away are lost: a race of yours missing from ``races`` finished meanwhile, and
+    :meth:`Client.replay` gives its results.
     """
 
     races: list[str] = field(default_factory=list)
