@@ -13,7 +13,7 @@ score, move count and place.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from parlour.games import Ending, GameError, Move, get_game, score_wire
@@ -24,6 +24,13 @@ REPLAY_FORMAT = "parlour-replay-1"
 def commitment(seed: int, salt: bytes) -> str:
     """The hex SHA-256 of the salt followed by the seed as 32 big-endian bytes."""
     return hashlib.sha256(salt + seed.to_bytes(32, "big")).hexdigest()
+
+
+def ranked_results(results: Sequence[Mapping[str, Any]], higher_is_better: bool) -> list[Mapping[str, Any]]:
+    """``results`` (each with ``score``, ``time`` and ``moves`` as published) best first: by score
+    in the game's direction, then the earlier time, then fewer moves; ties keep their order."""
+    sign = -1 if higher_is_better else 1
+    return sorted(results, key=lambda r: (sign * r["score"], r["time"], r["moves"]))
 
 
 def verify_replay(replay: Mapping[str, Any]) -> list[str]:
@@ -83,10 +90,7 @@ def _verify(replay: Mapping[str, Any]) -> list[str]:
             problems.append(f"seat {seat}: the result says {claimed['moves']} moves, the replay gives {moves}")
         if claimed["ended"] != ended:
             problems.append(f"seat {seat}: the result says {claimed['ended']}, the replay gives {ended}")
-    ranked = sorted(
-        replay["results"],
-        key=lambda r: (-r["score"] if game.higher_is_better else r["score"], r["time"], r["moves"]),
-    )
+    ranked = ranked_results(replay["results"], game.higher_is_better)
     if [r["seat"] for r in ranked] != [r["seat"] for r in sorted(replay["results"], key=lambda r: r["place"])]:
         problems.append("the places do not follow the scores (then finish times, then moves)")
     return problems

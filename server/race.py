@@ -21,7 +21,7 @@ from typing import Any
 
 from parlour.games import CONCEDE, Ending, Game, GameError, IllegalMove, Move, get_game, score_wire
 from parlour.protocol import ErrorCode, ProtocolError
-from parlour.protocol.replay import commitment
+from parlour.protocol.replay import commitment, ranked_results
 
 SEED_BITS = 128
 UNDO = ["undo"]
@@ -292,8 +292,8 @@ class Race:
 def rank(game: Game[Any], seats: Sequence[Seat], started_at: float) -> list[dict[str, Any]]:
     """Results, best first: by score (in the game's direction), finish time, fewer moves.
 
-    The finish time ranked is the one published (seconds from the start, to the
-    millisecond), so anyone can check the order from the results alone.
+    The rows are ranked as published (the time in seconds from the start, to the
+    millisecond), by the rule ``parlour verify`` checks, so anyone can check the order.
     """
     results = [
         {
@@ -307,9 +307,8 @@ def rank(game: Game[Any], seats: Sequence[Seat], started_at: float) -> list[dict
         }
         for index, seat in enumerate(seats)
     ]
-    sign = -1 if game.higher_is_better else 1
-    results.sort(key=lambda r: (sign * game.score(seats[r["seat"]].state), r["time"], r["moves"]))
-    return [{"place": place, **result} for place, result in enumerate(results, 1)]
+    ranked = ranked_results(results, game.higher_is_better)
+    return [{"place": place, **result} for place, result in enumerate(ranked, 1)]
 
 
 __all__ = ["CONCEDE_WIRE", "UNDO", "Race", "Seat", "Settings", "Status", "rank"]
