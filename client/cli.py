@@ -4,12 +4,22 @@ parlour games                               list the games and their options
 parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
 parlour play-local GAME [--seed N]          play a game in this terminal
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
+parlour race create GAME | join CODE | resume [RACE]   race on a server from this terminal
+parlour watch RACE                          print a race's boards as they change
+parlour races / leave RACE / replay RACE    your races and the lobby; give up a seat; save a replay
+parlour verify REPLAY                       check a saved replay
+parlour serve                               run the race server
+
+The client commands take --server URL (default $PARLOUR_SERVER, else ws://127.0.0.1:8765),
+--password (default $PARLOUR_PASSWORD), --profile NAME, --identity FILE and --name NAME,
+before or after the action.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import sys
 from collections.abc import Coroutine, Sequence
@@ -69,6 +79,8 @@ def load_state(game: Game[Any], args: argparse.Namespace) -> tuple[Any, str]:
     """The state named by ``--layout FILE`` or ``--seed N`` (a fresh seed if neither)."""
     options = parse_options(args.option)
     if getattr(args, "layout", None):
+        if args.seed is not None:
+            raise CommandError("give --seed or --layout, not both: a layout is a whole deal already")
         try:
             text = Path(args.layout).read_text()
         except OSError as error:
@@ -151,27 +163,53 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return status
 
 
-def default_name() -> str:
-    import getpass
+DEFAULT_SERVER = "ws://127.0.0.1:8765"
 
-    try:
-        return getpass.getuser()[:32] or "player"
-    except Exception:
-        return "player"
+
+def server_url(text: str) -> str:
+    """A server's URL: ``ws://`` is added to one without a scheme (``host:8765``)."""
+    text = text.strip()
+    if "://" not in text:
+        text = "ws://" + text
+    if not text.startswith(("ws://", "wss://")):
+        raise argparse.ArgumentTypeError(f"a server's URL starts with ws:// or wss://, not {text!r}")
+    return text
+
+
+def account(args: argparse.Namespace) -> Any:
+    """The connection options of a client command."""
+    from parlour.client.line_race import Account
+
+    return Account(
+        server=args.server,
+        name=args.name,
+        profile=args.profile,
+        identity=Path(args.identity) if args.identity else None,
+        password=args.password,
+    )
 
 
 def run_client(server: str, session: Coroutine[Any, Any, int]) -> int:
     """Run a client session, turning a refusal or an unreachable server into one clear line."""
     import asyncio
 
+    from websockets.exceptions import InvalidHandshake, InvalidURI
+
     from parlour.client.connection import ClientError
+    from parlour.client.line_race import RaceChoiceError
+    from parlour.client.terminal import printable
 
     try:
         return asyncio.run(session)
     except ClientError as error:
-        raise CommandError(f"the server refused: {error.code}: {error.message}") from None
-    except OSError as error:
-        raise CommandError(f"cannot reach {server}: {error}") from None
+        hint = " (give it with --password or $PARLOUR_PASSWORD)" if error.code == "bad_password" else ""
+        raise CommandError(f"the server refused: {error.code}: {printable(error.message)}{hint}") from None
+    except RaceChoiceError as error:
+        raise CommandError(str(error)) from None
+    except InvalidURI as error:
+        raise CommandError(f"{server} is not a server's URL: {error}") from None
+    except (OSError, InvalidHandshake, TimeoutError) as error:
+        raise CommandError(f"cannot reach {server}: {error or type(error).__name__}") from None
 
 
 def cmd_race(args: argparse.Namespace) -> int:
@@ -187,14 +225,79 @@ def cmd_race(args: argparse.Namespace) -> int:
             "undo": args.undo,
             "spectator_delay": args.delay,
         }
-    session = race(args.server, args.name, args.action, args.target, settings, sys.stdin, sys.stdout)
-    return run_client(args.server, session)
+    who = account(args)
+    session = race(
+        who,
+        args.action,
+        args.target,
+        settings,
+        sys.stdin,
+        sys.stdout,
+        new=getattr(args, "new", False),
+        save_replay=args.save_replay,
+    )
+    return run_client(who.server, session)
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
     from parlour.client.line_race import watch
 
-    return run_client(args.server, watch(args.server, args.name, args.race, sys.stdout))
+    who = account(args)
+    return run_client(who.server, watch(who, args.race, sys.stdout))
+
+
+def cmd_races(args: argparse.Namespace) -> int:
+    from parlour.client.line_race import list_races
+
+    who = account(args)
+    return run_client(who.server, list_races(who, sys.stdout))
+
+
+def cmd_leave(args: argparse.Namespace) -> int:
+    from parlour.client.line_race import leave
+
+    who = account(args)
+    return run_client(who.server, leave(who, args.race, sys.stdout))
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from parlour.client.line_race import replay_file, save_replay
+
+    who = account(args)
+    return run_client(who.server, save_replay(who, args.race, args.output or replay_file(args.race)))
+
+
+def client_options(parser: argparse.ArgumentParser, suppress: bool = False) -> None:
+    """The options every client command takes. ``suppress``: for an action's parser, so that the
+    option may follow the action too without the action's default hiding one given before it."""
+
+    def default(value: Any) -> Any:
+        return argparse.SUPPRESS if suppress else value
+
+    parser.add_argument(
+        "--server",
+        default=default(os.environ.get("PARLOUR_SERVER") or DEFAULT_SERVER),
+        metavar="URL",
+        type=server_url,
+        help=f"the server, e.g. ws://host:8765 (default: $PARLOUR_SERVER, else {DEFAULT_SERVER})",
+    )
+    parser.add_argument(
+        "--password",
+        default=default(os.environ.get("PARLOUR_PASSWORD")),
+        help="the server's password, if it has one (default: $PARLOUR_PASSWORD)",
+    )
+    parser.add_argument(
+        "--profile",
+        default=default("default"),
+        metavar="NAME",
+        help="which of your identities to be: each profile is another player (default: default)",
+    )
+    parser.add_argument("--identity", default=default(None), metavar="FILE", help="keep the identities in FILE instead")
+    parser.add_argument(
+        "--name",
+        default=default(None),
+        help="your display name; it stays for the profile's next runs (default: the last one, else your login)",
+    )
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -222,8 +325,21 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise CommandError(str(error)) from None
 
 
+class DefaultsShown(argparse.HelpFormatter):
+    """Help that ends each option with its default, where it has one its text does not already give
+    (never a password's: it may come from the environment)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        shown = action.option_strings and "password" not in action.dest and "default" not in text
+        if shown and action.default not in (None, False, argparse.SUPPRESS):
+            text += " (default: %(default)s)"
+        return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="parlour", description="Parlour: solitaire races.")
+    parser.add_argument("--version", action="version", version=f"parlour {package_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     games = commands.add_parser("games", help="list the games and their options")
@@ -252,10 +368,18 @@ def build_parser() -> argparse.ArgumentParser:
     solve.set_defaults(run=cmd_solve)
 
     racing = commands.add_parser("race", help="race on a server from this terminal")
-    racing.add_argument("--server", required=True, metavar="URL", help="the server, e.g. ws://host:8765")
-    racing.add_argument("--name", default=default_name(), help="your display name (default: your login)")
+    client_options(racing)
     race_actions = racing.add_subparsers(dest="action", required=True, metavar="ACTION")
-    create = race_actions.add_parser("create", help="create a race and wait for the others")
+
+    def action(name: str, help: str) -> argparse.ArgumentParser:
+        sub = race_actions.add_parser(name, help=help)
+        client_options(sub, suppress=True)
+        sub.add_argument(
+            "--save-replay", metavar="FILE", help="save the replay to FILE at the end (else asked on a terminal)"
+        )
+        return sub
+
+    create = action("create", "create a race and wait for the others (resumes yours of that game, if any)")
     create.add_argument("target", metavar="GAME", help="a game name (see 'parlour games')")
     create.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
     create.add_argument("--seats", type=int, default=2, help="racers, you included (default 2)")
@@ -263,25 +387,51 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--private", action="store_true", help="not listed: others join with the code")
     create.add_argument("--undo", action="store_true", help="allow undo")
     create.add_argument("--delay", type=int, default=0, help="seconds spectators see the boards late")
-    join = race_actions.add_parser("join", help="take a seat in a race")
+    create.add_argument("--new", action="store_true", help="create a new race even if you have one of GAME")
+    join = action("join", "take a seat in a race (or come back to yours)")
     join.add_argument("target", metavar="CODE", help="the race's join code (or its id)")
+    resume = action("resume", "come back to a race you have a seat in")
+    resume.add_argument("target", metavar="RACE", nargs="?", help="the race id (default: your one unfinished race)")
     racing.set_defaults(run=cmd_race)
 
     watching = commands.add_parser("watch", help="watch a race's boards from this terminal")
-    watching.add_argument("--server", required=True, metavar="URL", help="the server, e.g. ws://host:8765")
-    watching.add_argument("--name", default=default_name(), help="your display name")
+    client_options(watching)
     watching.add_argument("race", metavar="RACE", help="the race id")
     watching.set_defaults(run=cmd_watch)
+
+    races = commands.add_parser("races", help="list your unfinished races and the lobby")
+    client_options(races)
+    races.set_defaults(run=cmd_races)
+
+    leaving = commands.add_parser("leave", help="give up your seat in a race that has not started")
+    client_options(leaving)
+    leaving.add_argument("race", metavar="RACE", help="the race id")
+    leaving.set_defaults(run=cmd_leave)
+
+    replaying = commands.add_parser("replay", help="save a finished race's replay (for 'parlour verify')")
+    client_options(replaying)
+    replaying.add_argument("race", metavar="RACE", help="the race id")
+    replaying.add_argument(
+        "-o", "--output", metavar="FILE", help="where to save it; - for stdout (default: RACE.replay.json)"
+    )
+    replaying.set_defaults(run=cmd_replay)
 
     verify = commands.add_parser("verify", help="check a race replay: the commitment, every log, every score")
     verify.add_argument("replay", nargs="+", metavar="REPLAY", help="replay files (JSON) saved from a race")
     verify.set_defaults(run=cmd_verify)
 
-    server = commands.add_parser("serve", help="run the race server (with an embedded Redis by default)")
+    server = commands.add_parser(
+        "serve", help="run the race server (with an embedded Redis by default)", formatter_class=DefaultsShown
+    )
     server.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     server.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
     server.add_argument("--redis-url", help="use this Redis (redis://..., unix://...) instead of the embedded one")
-    server.add_argument("--data-dir", type=Path, help="the embedded Redis's data directory")
+    server.add_argument(
+        "--data-dir",
+        type=Path,
+        help="the embedded Redis's data directory (default: $PARLOUR_DATA_DIR/redis, else "
+        "~/.local/share/parlour/redis)",
+    )
     server.add_argument("--password", help="make the server private: every hello must give this password")
     server.add_argument("--grace", type=float, default=60.0, help="seconds a disconnected racer keeps the seat")
     server.add_argument("--idle-timeout", type=float, default=600.0, help="seconds before an idle connection closes")
@@ -292,6 +442,16 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--max-races", type=int, default=5, help="open and live races a player may be in")
     server.set_defaults(run=cmd_serve)
     return parser
+
+
+def package_version() -> str:
+    """The installed package's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("parlour")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

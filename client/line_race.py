@@ -1,174 +1,369 @@
 """Racing and watching from a terminal, line by line, before the Textual app exists.
 
-``parlour race --server URL create GAME`` creates a race and prints its id and join code;
-``parlour race --server URL join CODE`` takes a seat. Either way the player is ready at
-once: the race starts when every seat is taken. Moves are typed as in ``play-local``
-(``?`` lists them); other racers' progress is printed as it comes. ``parlour watch
---server URL RACE`` prints every racer's board as it changes.
+``parlour race create GAME`` creates a race and prints its id and join code; ``parlour race
+join CODE`` takes a seat. Either way the player is ready at once: the race starts when every
+seat is taken. Moves are typed as in ``play-local`` (``?`` lists them); other racers' progress
+is printed as it comes. ``parlour watch RACE`` prints every racer's board as it changes.
 
-The identity token of each server is kept in ``$XDG_CONFIG_HOME/parlour/identities.json``
-(or ``~/.config/parlour/``), so running again resumes the same player and seats.
+Coming back: the identity token of each server is kept (see :mod:`parlour.client.identity`),
+so running the same command again after Ctrl-C or a lost connection resumes the seat:
+``join CODE`` of a race you sit in, ``create GAME`` while you have an unfinished race of that
+game (``--new`` creates another), and ``parlour race resume [RACE]``. Ctrl-C before the start
+leaves the race; during the race it only disconnects (the seat waits for the server's grace
+period, then is conceded).
+
+Everything a server sends that is printed goes through :func:`printable` first.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-import os
 import sys
-import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from parlour.client.connection import Client, ClientError, Resumed
-from parlour.client.line_play import describe_end, read_line
+from parlour.client.identity import DEFAULT_PROFILE, Identity, default_name
+from parlour.client.line_play import (
+    Command,
+    Typing,
+    describe_end,
+    describe_error,
+    describe_game_error,
+    plural,
+    read_line,
+)
+from parlour.client.terminal import Terminal, printable, printable_block
 from parlour.games import CONCEDE, GameError, Move, get_game
 from parlour.protocol import ErrorCode
 from parlour.protocol.messages import Countdown, End, Progress, RaceUpdate, Start, Watch
 
-
-def identities_path() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "parlour" / "identities.json"
+LEAVE_TIMEOUT = 5.0  # seconds to leave a race on Ctrl-C before giving up
 
 
-def load_token(server: str) -> str | None:
+class RaceChoiceError(Exception):
+    """No race to take part in, or several to choose from: the message says what to type."""
+
+
+@dataclass(frozen=True)
+class Account:
+    """Where to connect and as whom: the options every client command shares."""
+
+    server: str
+    name: str | None = None  # None: the name chosen last time for this profile, else a default
+    profile: str = DEFAULT_PROFILE
+    identity: Path | None = None  # the identities file; None: the default one
+    password: str | None = None
+
+    @property
+    def keeper(self) -> Identity:
+        return Identity(self.server, self.profile, self.identity)
+
+
+async def connect(account: Account) -> Client:
+    """Connect as the player this profile already is on the server, or as a new one.
+
+    A ``--name`` renames the player (the server stores it) and is kept for the profile's next runs.
+    """
+    keeper = account.keeper
+    name = account.name or keeper.name() or default_name(account.profile)
+    token = keeper.token()
     try:
-        return json.loads(identities_path().read_text()).get(server)
-    except (OSError, ValueError):
-        return None
-
-
-def save_token(server: str, token: str) -> None:
-    path = identities_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        known = json.loads(path.read_text())
-    except (OSError, ValueError):
-        known = {}
-    known[server] = token
-    path.write_text(json.dumps(known, indent=1))
-    path.chmod(0o600)
-
-
-async def connect(server: str, name: str) -> Client:
-    """Connect as the player this machine already is on ``server``, or as a new one."""
-    token = load_token(server)
-    try:
-        client = await Client.connect(server, name, token=token)
+        client = await Client.connect(account.server, name, token=token, password=account.password)
     except ClientError as error:
-        if error.code != "bad_token":
+        if error.code != ErrorCode.BAD_TOKEN:
             raise
-        client = await Client.connect(server, name)
-    if client.token and client.token != token:
-        save_token(server, client.token)
+        client = await Client.connect(account.server, name, password=account.password)
+    keeper.save(
+        token=client.token if client.token and client.token != token else None,
+        name=account.name if account.name and account.name != keeper.name() else None,
+    )
     return client
 
 
-class Terminal:
-    """Lines in and lines out. A daemon thread reads the lines, so events keep printing while
-    a line is awaited, and giving up on one (the race ended) leaves nothing to wait for at exit."""
+def who(client: Client, account: Account) -> str:
+    """The line saying who this is: the name in use, the profile, the server."""
+    profile = "" if account.profile == DEFAULT_PROFILE else f", profile {printable(account.profile)}"
+    return f"You are {printable(client.name)}{profile} on {printable(account.server)}."
 
-    def __init__(self, stdin: TextIO, stdout: TextIO) -> None:
-        self.stdin = stdin
-        self.stdout = stdout
-        self._lines: asyncio.Queue[str | None] | None = None
 
-    def say(self, text: str) -> None:
-        self.stdout.write(text + "\n")
-        self.stdout.flush()
+def clock(seconds: float) -> str:
+    """``4:05`` for 245 seconds (0:00 once past)."""
+    whole = max(0, int(seconds + 0.999))
+    return f"{whole // 60}:{whole % 60:02d}"
 
-    async def line(self) -> str | None:
-        """The next line typed, or ``None`` once input has ended."""
-        if self._lines is None:
-            self._lines = asyncio.Queue()
-            reader = threading.Thread(target=self._read, args=(asyncio.get_running_loop(), self._lines), daemon=True)
-            reader.start()
-        return await self._lines.get()
 
-    def _read(self, loop: asyncio.AbstractEventLoop, lines: asyncio.Queue[str | None]) -> None:
-        while True:
-            line = self.stdin.readline()
-            try:
-                loop.call_soon_threadsafe(lines.put_nowait, line or None)
-            except RuntimeError:  # the loop is closed: nobody is reading any more
-                return
-            if not line:
-                return
+def describe_race(info: dict[str, Any]) -> str:
+    """The race's settings in one line: what a joiner agrees to."""
+    options = ", ".join(
+        f"{printable(k)}={str(v).lower() if isinstance(v, bool) else printable(v)}"
+        for k, v in sorted(info.get("options", {}).items())
+    )
+    delay = info.get("spectator_delay", 0)
+    parts = [
+        printable(info["game"]) + (f" ({options})" if options else ""),
+        plural(info["seats"], "seat"),
+        f"time limit {clock(info['time_limit'])}",
+        "public" if info.get("public") else "private",
+        "undo allowed" if info.get("undo") else "no undo",
+        f"spectators {delay} s behind" if delay else "spectators see the boards live",
+    ]
+    return f"Race {printable(info['id'])}: {', '.join(parts)}."
+
+
+def seat_list(info: dict[str, Any]) -> str:
+    players = info.get("players", [])
+    return ", ".join(printable(p["name"]) + (" (ready)" if p["ready"] else "") for p in players) or "none"
 
 
 async def race(
-    server: str, name: str, action: str, target: str, settings: dict[str, Any], stdin: TextIO, stdout: TextIO
+    account: Account,
+    action: str,
+    target: str | None,
+    settings: dict[str, Any],
+    stdin: TextIO,
+    stdout: TextIO,
+    *,
+    new: bool = False,
+    save_replay: str | None = None,
 ) -> int:
-    """Create (``action == "create"``, ``target`` the game) or join (``target`` the code or id) and race."""
+    """Take part in a race until its results: ``action`` is ``create`` (``target`` the game),
+    ``join`` (``target`` the code or id) or ``resume`` (``target`` the race id, or ``None``)."""
     term = Terminal(stdin, stdout)
-    async with await connect(server, name) as client:
-        if action == "create":
-            info = (await client.create(target, **settings)).race
-            term.say(f"Race {info['id']} created: {info['seats']} seats of {info['game']}.")
-            term.say(f"A friend joins with:  parlour race --server {server} join {info['code']}")
+    try:
+        async with await connect(account) as client:
+            term.say(who(client, account))
+            race_id = await choose_race(client, account, action, target, settings, term, new=new)
+            return await take_part(client, race_id, term, save_replay)
+    finally:
+        term.close()
+
+
+async def choose_race(
+    client: Client,
+    account: Account,
+    action: str,
+    target: str | None,
+    settings: dict[str, Any],
+    term: Terminal,
+    *,
+    new: bool = False,
+) -> str:
+    """The race to take part in: a new one, one joined, or one of the player's own to resume."""
+    mine = {race: (await client.snapshot(race)).race for race in client.races}
+    if action == "create":
+        assert target is not None
+        same = [info for info in mine.values() if info["game"] == target]
+        if same and not new:
+            if len(same) > 1:
+                raise RaceChoiceError(
+                    choices(same, account, f"you already have {len(same)} unfinished races of {target}")
+                )
+            info = same[0]
+            term.say(
+                f"You already have race {printable(info['id'])} of {printable(target)} ({info['status']}): resuming it."
+            )
+            term.say("(To create another one as well, add --new.)")
+            return str(info["id"])
+        info = (await client.create(target, **settings)).race
+        term.say(f"Race {printable(info['id'])} created: {plural(info['seats'], 'seat')} of {printable(info['game'])}.")
+        command = f"parlour race join {printable(info['code'])} --server {printable(account.server)}"
+        term.say(f"A friend joins with:  {command}")
+        return str(info["id"])
+    if action == "join":
+        assert target is not None
+        try:
+            info = (await client.join(code=target)).race
+        except ClientError as error:
+            if error.code != ErrorCode.UNKNOWN_RACE:
+                raise
+            info = (await client.join(target)).race
+        if info["id"] in mine:
+            seat = next((p["seat"] for p in info["players"] if p["player"] == client.player), "?")
+            term.say(
+                f"You already have seat {seat} in race {printable(info['id'])}, as {printable(client.name)}: "
+                "resuming it. To race yourself on this machine, join with another --profile."
+            )
         else:
-            try:
-                info = (await client.join(code=target)).race
-            except ClientError as error:
-                if error.code != "unknown_race":
-                    raise
-                info = (await client.join(target)).race
-            term.say(f"Joined race {info['id']} ({info['game']}).")
-        race_id = info["id"]
-        await client.ready(race_id)
-        term.say("You are ready; the race starts when every seat is taken and ready.")
-        start = await wait_for_start(client, race_id, term)
-        return await play(client, race_id, start, term)
+            term.say(f"Joined race {printable(info['id'])} ({printable(info['game'])}).")
+        return str(info["id"])
+    if target is not None:
+        return target
+    if not mine:
+        raise RaceChoiceError(f"you have no unfinished race on {account.server} (profile {account.profile})")
+    if len(mine) > 1:
+        raise RaceChoiceError(choices(list(mine.values()), account, f"you have {len(mine)} unfinished races"))
+    return next(iter(mine))
 
 
-async def wait_for_start(client: Client, race_id: str, term: Terminal) -> Start:
-    async for event in client.events():
-        if isinstance(event, Countdown) and event.race == race_id:
-            term.say(f"Starting in {event.starts_in:g} s...")
-        elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
-            players = ", ".join(p["name"] + (" (ready)" if p["ready"] else "") for p in event.race["players"])
-            term.say(f"Seats: {players}")
-        elif isinstance(event, Start) and event.race == race_id:
-            term.say(f"Go! Commitment to the deal: {event.commitment}")
-            return event
-    raise ConnectionError("the connection ended before the race started")
+def choices(races: list[dict[str, Any]], account: Account, why: str) -> str:
+    """The error listing the player's races, and how to pick one."""
+    lines = [f"{why}:"] + [f"  {race_line(info)}" for info in races]
+    lines.append(
+        "Resume one with 'parlour race resume RACE' (or create another with 'parlour race create GAME --new')."
+    )
+    return "\n".join(lines)
 
 
-async def play(client: Client, race_id: str, start: Start, term: Terminal) -> int:
+def race_line(info: dict[str, Any]) -> str:
+    """One race in a list: id, game, status, seats, players, and its code if it is the reader's."""
+    taken = f"{len(info.get('players', []))}/{info['seats']}"
+    line = f"{printable(info['id'])}  {printable(info['game']):<18} {printable(info['status']):<9} {taken} seats: "
+    line += seat_list(info)
+    if info.get("code"):
+        line += f"  (code {printable(info['code'])})"
+    if not info.get("public", True):
+        line += "  private"
+    return line
+
+
+async def take_part(client: Client, race_id: str, term: Terminal, save_replay: str | None) -> int:
+    """Ready up and wait for the start (or pick the race up where it stands), play, and end with the results."""
+    snapshot = await client.snapshot(race_id)
+    info = snapshot.race
+    term.say(describe_race(info))
+    offset = await server_offset(client)
+    if snapshot.seat is None:
+        term.say(f"You have no seat in race {printable(race_id)}.")
+        return 1
+    if info["status"] == "finished":
+        status = await print_results_if_over(client, race_id, term)
+        return status if status else await offer_replay(client, race_id, term, save_replay)
+    if info["status"] in ("open", "countdown"):
+        started = await wait_for_start(client, race_id, snapshot.seat, info, term)
+        if started is None:
+            return 1
+        view, seq, deadline = started
+    else:
+        assert snapshot.view is not None
+        view, seq, deadline = snapshot.view, snapshot.seq, float(info["deadline"])
+        term.say(f"Back in the race at seat {snapshot.seat}, after {plural(seq, 'entry', 'entries')} in your log.")
+    try:
+        status = await play(client, race_id, view, seq, Clock(deadline, offset), info, term)
+    except asyncio.CancelledError:  # Ctrl-C during the race: the seat stays, for a while
+        term.say(
+            "You left the running race: the server keeps your seat for its grace period (60 s by default), "
+            f"then concedes your game. To come back: parlour race resume {printable(race_id)}"
+        )
+        raise
+    if status == 0:
+        return await offer_replay(client, race_id, term, save_replay)
+    return status
+
+
+async def server_offset(client: Client) -> float:
+    """The server's clock minus this machine's (half a round trip off at most)."""
+    before = time.time()
+    pong = await client.ping()
+    return pong.time - (before + time.time()) / 2
+
+
+@dataclass(frozen=True)
+class Clock:
+    """The race's deadline, read on the server's clock."""
+
+    deadline: float
+    offset: float
+
+    def left(self) -> float:
+        return self.deadline - (time.time() + self.offset)
+
+
+async def wait_for_start(
+    client: Client, race_id: str, seat: int, info: dict[str, Any], term: Terminal
+) -> tuple[dict[str, Any], int, float] | None:
+    """Say ready (if not yet) and wait for the start: the first view, seq and deadline.
+
+    Ctrl-C here leaves the race, so that no empty race is left behind. ``None`` if the
+    connection is lost for good first.
+    """
+    try:
+        me = next((p for p in info["players"] if p["seat"] == seat), None)
+        if me is None or not me["ready"]:
+            await client.ready(race_id)
+        term.say(f"Seats: {seat_list(info)}")
+        term.say("You are ready; the race starts when every seat is taken and ready. Ctrl-C leaves the race.")
+        async for event in client.events():
+            if isinstance(event, Countdown) and event.race == race_id:
+                term.say(f"Starting in {event.starts_in:g} s...")
+            elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
+                term.say(f"Seats: {seat_list(event.race)}")
+            elif isinstance(event, Start) and event.race == race_id:
+                term.say(f"Go! Commitment to the deal: {printable(event.commitment)}")
+                return event.view, event.seq, event.deadline
+            elif isinstance(event, Resumed):
+                term.say("  [reconnected]")
+                snapshot = await client.snapshot(race_id)
+                if snapshot.race["status"] != "open" and snapshot.race["status"] != "countdown":
+                    assert snapshot.view is not None
+                    term.say("Go! (The race started while the connection was down.)")
+                    return snapshot.view, snapshot.seq, float(snapshot.race["deadline"])
+        term.say("The connection to the server is lost.")
+        return None
+    except asyncio.CancelledError:
+        await leave_on_interrupt(client, race_id, term)
+        raise
+
+
+async def leave_on_interrupt(client: Client, race_id: str, term: Terminal) -> None:
+    try:
+        async with asyncio.timeout(LEAVE_TIMEOUT):
+            await client.leave(race_id)
+        term.say(f"You left race {printable(race_id)}.")
+    except ClientError as error:
+        term.say(f"Could not leave race {printable(race_id)}: {describe_error(error.code, printable(error.message))}")
+    except (TimeoutError, ConnectionError):
+        term.say(f"Could not leave race {printable(race_id)}: the server did not answer. 'parlour leave' can.")
+
+
+async def play(
+    client: Client, race_id: str, view: dict[str, Any], seq: int, deadline: Clock, info: dict[str, Any], term: Terminal
+) -> int:
     """The move loop: typed lines become moves; others' progress and the end are printed.
 
     Returns 0 once the results are printed (even if the time limit ended the race while
     a move was being typed), 1 if the connection was lost for good first.
     """
-    game = get_game(str(start.view["game"]))
-    view, seq = start.view, start.seq
-    hints: list[Move] = []
-    names: dict[int, str] = {}
-    term.say(game.render(view))
-    events = asyncio.create_task(show_events(client, race_id, term, names))
+    game = get_game(str(view["game"]))
+    typing = Typing()
+    names: dict[int, str] = {p["seat"]: p["name"] for p in info.get("players", [])}
+    term.say(printable_block(game.render(view)))
+
+    def prompt() -> str:
+        return f"move ({clock(deadline.left())} left)> "
+
+    events = asyncio.create_task(show_events(client, race_id, term, names, prompt))
     try:
         while view["ended"] is None:
-            term.stdout.write("move> ")
-            term.stdout.flush()
-            typing = asyncio.ensure_future(term.line())
-            await asyncio.wait({typing, events}, return_when=asyncio.FIRST_COMPLETED)
-            if not typing.done():  # the race is over, or the connection lost, before this game
-                typing.cancel()
-                term.say("")
+            typed = asyncio.ensure_future(term.line(prompt()))
+            await asyncio.wait({typed, events}, return_when=asyncio.FIRST_COMPLETED)
+            if not typed.done():  # the race is over, or the connection lost, before this game
+                typed.cancel()
                 return events.result()
-            line = typing.result()
+            line = typed.result()
             try:
-                wanted = CONCEDE if line is None else read_line(game, line, view, hints)
-                if isinstance(wanted, Move):
+                wanted = CONCEDE if line is None else read_line(game, line, view, typing)
+                if wanted is Command.TIME:
+                    wanted = f"Time left: {clock(deadline.left())} of {clock(info['time_limit'])}."
+                elif wanted is Command.UNDO or isinstance(wanted, Move):
                     ack = await (
-                        client.concede(race_id) if wanted == CONCEDE else client.move(race_id, seq, wanted.wire())
+                        client.undo(race_id, seq)
+                        if wanted is Command.UNDO
+                        else client.concede(race_id)
+                        if wanted == CONCEDE
+                        else client.move(race_id, seq, wanted.wire())
                     )
                     view, seq = ack.view, ack.seq
-                    hints.clear()
-                    wanted = game.render(view)
-            except (GameError, ClientError) as error:
-                wanted = f"{getattr(error, 'code', type(error).__name__)}: {getattr(error, 'message', error)}"
+                    typing.hints.clear()
+                    wanted = printable_block(game.render(view))
+            except GameError as error:
+                wanted = describe_game_error(error)
+            except ClientError as error:
+                wanted = describe_error(error.code, printable(error.message))
             if wanted is not None:
                 term.say(wanted)
         term.say(describe_end(game, view))
@@ -178,15 +373,16 @@ async def play(client: Client, race_id: str, start: Start, term: Terminal) -> in
         events.cancel()
 
 
-async def show_events(client: Client, race_id: str, term: Terminal, names: dict[int, str]) -> int:
+async def show_events(client: Client, race_id: str, term: Terminal, names: dict[int, str], prompt: Any) -> int:
     """Print others' progress, then the results; return 0 once they are printed, 1 if the race or connection is lost."""
     async for event in client.events():
+        term.prompt = prompt()  # the clock, as of this line
         if isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
             names.update({p["seat"]: p["name"] for p in event.race["players"]})
         elif isinstance(event, Progress) and event.race == race_id:
-            who = names.get(event.seat, f"seat {event.seat}")
-            state = f", {event.ended}" if event.ended else ""
-            term.say(f"  [{who}: score {event.score}, {event.moves} moves{state}]")
+            who_ = printable(names.get(event.seat, f"seat {event.seat}"))
+            state = f", {printable(event.ended)}" if event.ended else ""
+            term.say(f"  [{who_}: score {event.score}, {plural(event.moves, 'move')}{state}]")
         elif isinstance(event, Resumed):
             term.say("  [reconnected]")
             status = await print_results_if_over(client, race_id, term)
@@ -208,7 +404,7 @@ async def print_results_if_over(client: Client, race_id: str, term: Terminal) ->
     except ClientError as error:
         if error.code == ErrorCode.NOT_FINISHED:
             return None
-        term.say(f"The race is gone: {error.message}")
+        term.say(f"The race is gone: {printable(error.message)}")
         return 1
     term.say(format_results(replay["results"], replay["seed"], replay["salt"]))
     return 0
@@ -219,49 +415,175 @@ def format_results(results: list[dict[str, Any]], seed: str, salt: str) -> str:
     lines = ["Results:"]
     for r in results:
         lines.append(
-            f"  {r['place']}. {r['name']}: score {r['score']} ({r['ended']}, {r['moves']} moves, {r['time']} s)"
+            f"  {r['place']}. {printable(r['name'])}: score {r['score']} "
+            f"({printable(r['ended'])}, {plural(r['moves'], 'move')}, {r['time']} s)"
         )
-    lines.append(f"Seed {seed}, salt {salt}: check the deal with 'parlour verify' on the replay.")
+    lines.append(
+        f"Seed {printable(seed)}, salt {printable(salt)}: 'parlour replay' saves the replay; "
+        "'parlour verify' checks it."
+    )
     return "\n".join(lines)
+
+
+def replay_file(race_id: str) -> str:
+    """The default file a race's replay is saved to."""
+    return f"{race_id}.replay.json"
+
+
+async def save_replay_to(client: Client, race_id: str, path: str) -> dict[str, Any]:
+    """Fetch a finished race's replay and write it as JSON to ``path`` (``-``: stdout)."""
+    replay = (await client.replay(race_id)).replay
+    text = json.dumps(replay, indent=1) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        Path(path).write_text(text)
+    return replay
+
+
+async def offer_replay(client: Client, race_id: str, term: Terminal, save_to: str | None) -> int:
+    """After the results: save the replay to ``save_to`` if given, else ask on a terminal, else say how."""
+    path = save_to
+    if path is None and term.interactive:
+        default = replay_file(race_id)
+        if await term.confirm(f"Save the replay to {default}?", default=True):
+            path = default
+    if path is None:
+        term.say(f"To save the replay: parlour replay {printable(race_id)}")
+        return 0
+    try:
+        await save_replay_to(client, race_id, path)
+    except (ClientError, OSError) as error:
+        term.say(f"Could not save the replay to {path}: {printable(error)}")
+        return 1
+    term.say(f"Replay saved to {path}: check it with  parlour verify {path}")
+    return 0
 
 
 def board_heading(name: str | None, seq: int, view: dict[str, Any]) -> str:
     """The line above a watched board: whose, how many log entries in, the score, how it ended."""
-    parts = [name or "?", f"entry {seq}", f"score {view['score']}"]
+    parts = [printable(name or "?"), f"entry {seq}", f"score {view['score']}"]
     if view.get("ended"):
-        parts.append(view["ended"])
+        parts.append(printable(view["ended"]))
     return f"--- {', '.join(parts)} ---"
 
 
-async def watch(server: str, name: str, race_id: str, stdout: TextIO) -> int:
-    """Print every racer's board as it changes, until the race ends."""
+async def watch(account: Account, race_id: str, stdout: TextIO) -> int:
+    """Print every racer's board as it changes, until the race ends (and, with a spectator
+    delay, until the last boards are shown)."""
     term = Terminal(sys.stdin, stdout)
-    async with await connect(server, name) as client:
+    async with await connect(account) as client:
         spectating = await client.spectate(race_id)
         info = spectating.race
         game = get_game(info["game"])
         names = {p["seat"]: p["name"] for p in info["players"]}
         delay = info["spectator_delay"]
-        term.say(
-            f"Watching race {race_id}: {info['game']}, {info['status']}" + (f", {delay} s behind" if delay else "")
-        )
+        behind = f", {delay} s behind" if delay else ""
+        term.say(f"Watching race {printable(race_id)}: {printable(info['game'])}, {printable(info['status'])}{behind}")
+        seen: dict[int, int] = {}
+
+        def show(seat: int, seq: int, view: dict[str, Any]) -> None:
+            seen[seat] = max(seen.get(seat, 0), seq)
+            term.say(f"{board_heading(names.get(seat), seq, view)}\n{printable_block(game.render(view))}")
+
         for board in spectating.boards:
-            term.say(
-                f"{board_heading(names.get(board['seat']), board['seq'], board['view'])}\n{game.render(board['view'])}"
-            )
-        if info["status"] == "finished":
+            show(board["seat"], board["seq"], board["view"])
+        if info["status"] == "finished" and not delay:
             return await print_results_if_over(client, race_id, term) or 0
-        async for event in client.events():
+        ended: End | None = None
+        last: dict[int, int] = {}  # each seat's final seq, once the race is over
+        if info["status"] == "finished":
+            ended, last = await final_seqs(client, race_id)
+        events = aiter(client.events())
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + delay + 10 if ended is not None else None
+        while ended is None or not all(seen.get(seat, 0) >= seq for seat, seq in last.items()):
+            try:
+                async with asyncio.timeout_at(give_up):
+                    event = await anext(events)
+            except (StopAsyncIteration, TimeoutError):
+                break
             if isinstance(event, Resumed):
                 status = await print_results_if_over(client, race_id, term)
                 if status is not None:
                     return status
             elif isinstance(event, Watch) and event.race == race_id:
-                term.say(f"{board_heading(names.get(event.seat), event.seq, event.view)}\n{game.render(event.view)}")
+                show(event.seat, event.seq, event.view)
             elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
                 names.update({p["seat"]: p["name"] for p in event.race["players"]})
             elif isinstance(event, End) and event.race == race_id:
-                term.say(format_results(event.results, event.seed, event.salt))
-                return 0
-    term.say("The connection to the server is lost.")
-    return 1
+                ended = event
+                if delay:
+                    term.say(f"The race is over; its last boards follow ({delay} s behind).")
+                    last = (await final_seqs(client, race_id))[1]
+                    give_up = loop.time() + delay + 10
+        if ended is None:
+            term.say("The connection to the server is lost.")
+            return 1
+        term.say(format_results(ended.results, ended.seed, ended.salt))
+        return 0
+
+
+async def final_seqs(client: Client, race_id: str) -> tuple[End, dict[int, int]]:
+    """A finished race's results (as an ``end``) and each seat's final ``seq``, from its replay."""
+    replay = (await client.replay(race_id)).replay
+    end = End(race=race_id, results=replay["results"], seed=replay["seed"], salt=replay["salt"])
+    return end, {seat.get("seat", i): len(seat["log"]) for i, seat in enumerate(replay["seats"])}
+
+
+async def list_races(account: Account, stdout: TextIO) -> int:
+    """Print the player's own unfinished races, then the others the lobby shows."""
+    term = Terminal(sys.stdin, stdout)
+    async with await connect(account) as client:
+        term.say(who(client, account))
+        lobby = (await client.lobby()).races
+        mine = [info for info in lobby if any(p["player"] == client.player for p in info.get("players", []))]
+        for race_id in client.races:  # a race of mine the lobby did not show
+            if not any(info["id"] == race_id for info in mine):
+                with contextlib.suppress(ClientError):
+                    mine.append((await client.snapshot(race_id)).race)
+        others = [info for info in lobby if info not in mine]
+        term.say(f"Your races ({len(mine)}):" if mine else "Your races: none.")
+        for info in mine:
+            term.say(f"  {race_line(info)}")
+        term.say(f"In the lobby ({len(others)}):" if others else "In the lobby: no other race.")
+        for info in others:
+            term.say(f"  {race_line(info)}")
+        if mine:
+            term.say(
+                "Resume one with 'parlour race resume RACE'; give one up before its start with 'parlour leave RACE'."
+            )
+        if any(info["status"] == "open" for info in others):
+            term.say("Join one with 'parlour race join RACE'; watch one with 'parlour watch RACE'.")
+    return 0
+
+
+async def leave(account: Account, race_id: str, stdout: TextIO) -> int:
+    """Give up a seat in a race that has not started."""
+    term = Terminal(sys.stdin, stdout)
+    async with await connect(account) as client:
+        try:
+            await client.leave(race_id)
+        except ClientError as error:
+            if error.code != ErrorCode.RACE_STARTED:
+                raise
+            term.say(
+                f"Race {printable(race_id)} has started: it cannot be left. To give up your game, "
+                f"'parlour race resume {printable(race_id)}' and type 'concede'."
+            )
+            return 1
+        term.say(f"You left race {printable(race_id)}.")
+    return 0
+
+
+async def save_replay(account: Account, race_id: str, path: str) -> int:
+    """``parlour replay``: save a finished race's replay."""
+    async with await connect(account) as client:
+        await save_replay_to(client, race_id, path)
+    where = "stdout" if path == "-" else path
+    print(
+        f"Saved the replay of race {printable(race_id)} to {where}; check it with: parlour verify {path}",
+        file=sys.stderr,
+    )
+    return 0

@@ -1,0 +1,89 @@
+"""Who this machine is on each server: identity tokens kept per server and per profile.
+
+The file is ``$XDG_CONFIG_HOME/parlour/identities.json`` (``~/.config/parlour/`` without it),
+or the one given with ``--identity FILE``. It maps each server's URL to the token of the
+profile ``default`` (the file's format before profiles, still read and written the same), and
+keeps the other profiles and the names chosen with ``--name``::
+
+    {"ws://127.0.0.1:8765": "TOKEN",
+     "profiles": {"bob": {"ws://127.0.0.1:8765": "TOKEN"}},
+     "names": {"default": "ann", "bob": "bob"}}
+
+Two profiles are two players: two terminals on one machine race each other with
+``--profile ann`` and ``--profile bob``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PROFILE = "default"
+
+
+def default_path() -> Path:
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "parlour" / "identities.json"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """One profile's identity on one server, kept in ``path``."""
+
+    server: str
+    profile: str = DEFAULT_PROFILE
+    path: Path | None = None  # None: the default file
+
+    @property
+    def file(self) -> Path:
+        return self.path or default_path()
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            known = json.loads(self.file.read_text())
+        except (OSError, ValueError):
+            return {}
+        return known if isinstance(known, dict) else {}
+
+    def _tokens(self, known: dict[str, Any]) -> dict[str, Any]:
+        if self.profile == DEFAULT_PROFILE:
+            return known
+        profiles = known.setdefault("profiles", {})
+        return profiles.setdefault(self.profile, {})
+
+    def token(self) -> str | None:
+        """The token kept for this server and profile, if any."""
+        token = self._tokens(self._load()).get(self.server)
+        return token if isinstance(token, str) else None
+
+    def name(self) -> str | None:
+        """The name last chosen with ``--name`` for this profile, if any."""
+        name = self._load().get("names", {}).get(self.profile)
+        return name if isinstance(name, str) else None
+
+    def save(self, token: str | None = None, name: str | None = None) -> None:
+        """Keep a new token for this server and profile, and/or this profile's chosen name."""
+        known = self._load()
+        if token is not None:
+            self._tokens(known)[self.server] = token
+        if name is not None:
+            known.setdefault("names", {})[self.profile] = name
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        self.file.touch(mode=0o600)
+        self.file.chmod(0o600)
+        self.file.write_text(json.dumps(known, indent=1))
+
+
+def default_name(profile: str = DEFAULT_PROFILE) -> str:
+    """The display name when none was ever chosen: the profile's name, or the login name."""
+    if profile != DEFAULT_PROFILE:
+        return profile[:32]
+    import getpass
+
+    try:
+        return getpass.getuser()[:32] or "player"
+    except Exception:
+        return "player"
