@@ -6,6 +6,7 @@ needs a game, a view and a way to send a move, never the hidden state.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -137,11 +138,10 @@ def play_lines(
         stdout.flush()
 
     typing = Typing()
+    read = line_reader(stdin, stdout)
     say(game.render(view))
     while view["ended"] is None:
-        stdout.write("move> ")
-        stdout.flush()
-        line = stdin.readline()
+        line = read("move> ")
         if not line:
             say("")
             view = send(CONCEDE)
@@ -166,6 +166,28 @@ def play_lines(
             say(wanted)
     say(describe_end(game, view))
     return view
+
+
+def line_reader(stdin: TextIO, stdout: TextIO) -> Callable[[str], str]:
+    """A function that shows a prompt and returns the next line ("" once input ends): on a terminal
+    with line editing and history (the standard ``readline``), else read plainly."""
+    if stdin is sys.stdin and stdout is sys.stdout and stdin.isatty() and stdout.isatty():
+        import readline  # noqa: F401  (importing it gives input() line editing and history)
+
+        def read_terminal(prompt: str) -> str:
+            try:
+                return input(prompt) + "\n"
+            except EOFError:
+                return ""
+
+        return read_terminal
+
+    def read(prompt: str) -> str:
+        stdout.write(prompt)
+        stdout.flush()
+        return stdin.readline()
+
+    return read
 
 
 def play_local(game: Game[Any], state: Any, stdin: TextIO, stdout: TextIO) -> Any:

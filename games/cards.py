@@ -64,6 +64,11 @@ def cards_text(cards: Iterable[Card]) -> str:
     return " ".join(TEXT[c] for c in cards)
 
 
+def card_count(count: int) -> str:
+    """``1 card``, ``2 cards``, ``0 cards``: a count of cards as a board shows it."""
+    return f"{count} card" if count == 1 else f"{count} cards"
+
+
 def parse_card(text: str) -> Card:
     """The deck-0 card written as ``text``; raises :class:`BadLayout` if it is no card."""
     t = text.strip().upper()

@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue
-from parlour.games.cards import KING, RANK, SUIT, TEXT, Card, cards_text, parse_cards, standard_deck
+from parlour.games.cards import KING, RANK, SUIT, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle
@@ -206,10 +206,10 @@ class Carpet(Game[CarpetState]):
     def render(self, view: Mapping[str, Any]) -> str:
         board = view["board"]
         discard = board["discard"]
-        top = f"{discard[-1]} ({len(discard)} cards)" if discard else "empty"
+        top = f"{discard[-1]} ({card_count(len(discard))})" if discard else "empty"
         lines = [
             f"Foundations (f): {' '.join(board['foundations'])}",
-            f"Discard (w): {top}   Deck (s): {board['deck']} cards",
+            f"Discard (w): {top}   Deck (s): {card_count(board['deck'])}",
             ("    " + "  ".join(f"{c + 1:<2}" for c in range(COLS))).rstrip(),
         ]
         for r, row in enumerate(board["carpet"]):

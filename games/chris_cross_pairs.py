@@ -98,7 +98,7 @@ from operator import getitem, itemgetter
 from typing import Any
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue
-from parlour.games.cards import RANK, TEXT, Card, cards_text, parse_cards, standard_deck
+from parlour.games.cards import RANK, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle
@@ -403,7 +403,7 @@ class ChrisCrossPairs(Game[ChrisCrossState]):
         emptied, slid = set(board["emptied"]), set(board["slid"])
         lines = [
             f"Round {board['round']}, phase {board['phase']}   Pairs this round: {board['pairs_this_round']}   "
-            f"Stock: {board['stock']} cards   Cast out: {board['cast_out']}",
+            f"Stock: {card_count(board['stock'])}   Cast out: {board['cast_out']}",
             "   " + "   ".join(COLUMN_LETTERS),
         ]
         for r, row in enumerate(board["rows"]):

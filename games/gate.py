@@ -89,7 +89,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue
-from parlour.games.cards import RANK, RED, SUIT, TEXT, Card, cards_text, parse_cards, standard_deck
+from parlour.games.cards import RANK, RED, SUIT, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle
@@ -449,9 +449,9 @@ class Gate(Game[GateState]):
         board = view["board"]
         waste = board["waste"]
         foundations = " ".join(top or "--" for top in board["foundations"])
-        waste_text = f"{waste[-1]} ({len(waste)} cards)" if waste else "empty"
+        waste_text = f"{waste[-1]} ({card_count(len(waste))})" if waste else "empty"
         lines = [
-            f"Stock: {board['stock']} cards   Waste w: {waste_text}",
+            f"Stock: {card_count(board['stock'])}   Waste w: {waste_text}",
             f"Foundations f: {foundations}   ({board['foundation_cards']} of 52)",
         ]
         lines.append("Reserves and piles run bottom to top: the last card is the top one.")

@@ -58,7 +58,7 @@ from itertools import pairwise
 from typing import Any
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue
-from parlour.games.cards import RANK, RANK_CHARS, TEXT, Card, cards_text, parse_cards, standard_deck
+from parlour.games.cards import RANK, RANK_CHARS, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle
@@ -225,7 +225,7 @@ class GermanPatience(Game[GermanPatienceState]):
         shown = " ".join(waste[-6:])
         if len(waste) > 6:
             shown = "... " + shown
-        lines = [f"Stock: {board['stock']} cards   Waste w ({len(waste)}): {shown or '-'}"]
+        lines = [f"Stock: {card_count(board['stock'])}   Waste w ({len(waste)}): {shown or '-'}"]
         for name, pile in zip(PILE_NAMES, board["piles"], strict=True):
             if not pile:
                 note = "empty, takes any card"

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue
-from parlour.games.cards import RANK, TEXT, Card, cards_text, parse_cards, standard_deck
+from parlour.games.cards import RANK, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle
@@ -128,7 +128,7 @@ class Golf(Game[GolfState]):
 
     def render(self, view: Mapping[str, Any]) -> str:
         board = view["board"]
-        lines = [f"Waste: {board['waste'][-1]}   Stock: {board['stock']} cards"]
+        lines = [f"Waste: {board['waste'][-1]}   Stock: {card_count(board['stock'])}"]
         lines += [f"{name}: {' '.join(pile)}" for name, pile in zip(PILE_NAMES, board["piles"], strict=True)]
         return "\n".join(lines)
 

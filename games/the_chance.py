@@ -89,7 +89,19 @@ from itertools import pairwise
 from typing import Any
 
 from parlour.games.base import Ending, Game, Move, Option, Options, OptionValue
-from parlour.games.cards import KING, RANK, RED, SUIT, SUIT_CHARS, TEXT, Card, cards_text, parse_cards, standard_deck
+from parlour.games.cards import (
+    KING,
+    RANK,
+    RED,
+    SUIT,
+    SUIT_CHARS,
+    TEXT,
+    Card,
+    card_count,
+    cards_text,
+    parse_cards,
+    standard_deck,
+)
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle
@@ -417,7 +429,7 @@ class TheChance(Game[ChanceState]):
         waste = " ".join(board["waste"]) or "(empty)"
         lines = [
             f"Foundations  {found}",
-            f"Stock: {board['stock']} cards   Waste w (top last): {waste}",
+            f"Stock: {card_count(board['stock'])}   Waste w (top last): {waste}",
         ]
         for name, col in zip(COLUMN_NAMES, board["columns"], strict=True):
             cards = ["##"] * col["down"] + list(col["up"])

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from parlour.client.line_play import HELP
 from parlour.games import game_names, get_game
 
 
@@ -60,16 +61,94 @@ def test_bad_input_gets_a_clear_error_and_status_2() -> None:
 def test_play_local_plays_typed_moves_and_reports_the_end(tmp_path: Path) -> None:
     board = tmp_path / "board.txt"
     board.write_text("Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n")
-    result = parlour("play-local", "golf", "--layout", str(board), stdin="?\nplay p5\n1\np1\np2\n")
+    result = parlour("play-local", "golf", "--layout", str(board), stdin="?\nplay p5\n#1\np1\np2\n")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "1. play p1" in out and "2. turn" in out and "play p2" not in out.split("move>")[1]
-    assert "IllegalMove: pile 5 is empty" in out
+    assert "#1 play p1" in out and "#2 turn" in out and "play p2" not in out.split("move>")[1]
     assert "Game over: won. Score: 0 (lower is better)." in out
+
+
+def test_the_same_error_words_locally_and_in_races(tmp_path: Path) -> None:
+    """A refusal reads as the server's error code and message, as ``parlour race`` prints them."""
+    board = tmp_path / "board.txt"
+    board.write_text("Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n")
+    out = parlour("play-local", "golf", "--layout", str(board), stdin="play p5\nplay p9\n").stdout
+    assert "illegal_move: pile 5 is empty" in out
+    assert "bad_move: " in out and "BadMove" not in out and "IllegalMove" not in out
+
+
+def test_a_bare_number_is_a_move_and_listed_moves_are_picked_with_a_hash(tmp_path: Path) -> None:
+    board = tmp_path / "board.txt"
+    board.write_text("Talon: KC\nFoundations: 5S\n9C\n4H\n:\n:\n:\n:\n:\n")  # only pile 2 can play
+    out = parlour("play-local", "golf", "--layout", str(board), stdin="?\n1\n#1\nboard\n").stdout
+    assert "#1 play p2" in out and "#2 turn" in out
+    assert "illegal_move: 9C" in out  # '1' is pile 1, not the first listed move
+    assert out.count("Waste: 4H") == 2  # '#1' played pile 2, and 'board' shows it
+    assert "'?'" in HELP and "#N" in HELP
+
+
+def test_the_chance_takes_a_move_without_a_count_when_only_one_count_is_possible() -> None:
+    chance = get_game("the-chance")
+    for seed in range(200):
+        state = chance.deal(seed)
+        counted = [m for m in chance.legal_moves(state) if m.count]
+        alone = [m for m in counted if [(n.src, n.dst) for n in counted].count((m.src, m.dst)) == 1]
+        if alone:
+            break
+    move = alone[0]
+    out = parlour("play-local", "the-chance", "--seed", str(seed), stdin=f"move {move.src} {move.dst}\nboard\n").stdout
+    after = chance.render(chance.view(chance.apply(state, move), "player"))
+    assert "bad_move" not in out and after in out
+
+
+def test_play_local_takes_moves_back_with_undo(tmp_path: Path) -> None:
+    board = tmp_path / "board.txt"
+    board.write_text("Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n")
+    out = parlour("play-local", "golf", "--layout", str(board), stdin="undo\np1\nundo\nboard\n").stdout
+    assert "illegal_move: there is no move to undo" in out
+    assert out.count("Waste: 5S") == 3 and out.count("Waste: 4H") == 1  # the start, after undo, and 'board'
+
+
+def test_quit_asks_before_it_concedes() -> None:
+    out = parlour("play-local", "golf", "--seed", "3", stdin="quit\nn\nquit\ny\n").stdout
+    assert out.count("Concede? [y/N]") == 2 and "Not conceded: play on." in out
+    assert "Game over: conceded." in out
+
+
+def test_plurals_one_card_and_one_move() -> None:
+    golf = get_game("golf")
+    board = golf.from_text("Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n")
+    assert "Stock: 1 card\n" in golf.render(golf.view(board, "player"))
+    from parlour.client.line_race import format_results
+
+    text = format_results([{"place": 1, "name": "ann", "score": 3, "ended": "won", "moves": 1, "time": 2.0}], "0", "0")
+    assert "1 move," in text and "1 moves" not in text
+
+
+def test_version_is_the_installed_package_version() -> None:
+    from importlib.metadata import version
+
+    result = parlour("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"parlour {version('parlour')}"
+
+
+def test_serve_help_shows_the_defaults() -> None:
+    out = " ".join(parlour("serve", "--help").stdout.split())
+    for default in ("(default: 60.0)", "(default: 600.0)", "(default: 3.0)", "(default: 200)", "(default: 5)"):
+        assert default in out
+    assert "~/.local/share/parlour/redis" in out
+
+
+def test_a_seed_beside_a_layout_is_refused(tmp_path: Path) -> None:
+    board = tmp_path / "board.txt"
+    board.write_text("Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n")
+    for command in ("deal", "play-local"):
+        result = parlour(command, "golf", "--layout", str(board), "--seed", "5")
+        assert result.returncode == 2 and "--seed or --layout, not both" in result.stderr
 
 
 def test_play_local_concedes_when_input_ends() -> None:
     result = parlour("play-local", "gaps", "--seed", "3", stdin="nonsense move\n")
     assert result.returncode == 0
-    assert "BadMove" in result.stdout or "IllegalMove" in result.stdout
+    assert "bad_move" in result.stdout or "illegal_move" in result.stdout
     assert "Game over: conceded." in result.stdout

@@ -328,7 +328,7 @@ async def test_time_left_and_the_race_settings_are_shown_and_quit_asks_first(
     ann, bob, _, _ = await start_race(server, tmp_path, "--time-limit", "120", "-o", "win_loss=true", game="cheer")
     await bob.until(r"Race \w+: cheer \(win_loss=true\), 2 seats, time limit 2:00, public, no undo")
     await bob.type("time")
-    await bob.until(r"move \(1:[0-5]\d left\)> Time left: 1:[0-5]\d of 2:00\.")
+    await bob.until(r"move \((2:00|1:[0-5]\d) left\)> Time left: (2:00|1:[0-5]\d) of 2:00\.")
     await bob.type("quit")
     await bob.until(r"Quitting concedes your game.*Concede\? \[y/N\]")
     await bob.type("n")
