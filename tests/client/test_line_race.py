@@ -138,10 +138,10 @@ async def test_the_time_limit_ends_the_race_at_the_prompt_even_across_a_server_c
 
 async def start_race(server: ServerProcess, home: Path, *create: str, game: str = "golf") -> tuple[Cli, Cli, str, str]:
     """ann creates a race (Golf, with ``create``'s extra arguments), bob joins; both at 'Go!'."""
-    ann = await Cli.start(home / "ann", "race", "create", game, "--server", server.url, "--name", "ann", *create)
+    ann = await Cli.start(home / "ann", "race", "--server", server.url, "--name", "ann", "create", game, *create)
     code = (await ann.until(r"join (\w+)")).group(1)
     race = (await ann.until(r"Race (\w+) created")).group(1)
-    bob = await Cli.start(home / "bob", "race", "join", code, "--server", server.url, "--name", "bob")
+    bob = await Cli.start(home / "bob", "race", "--server", server.url, "--name", "bob", "join", code)
     for racer in (ann, bob):
         await racer.until("Go!")
     return ann, bob, code, race
@@ -169,8 +169,8 @@ async def test_ctrl_c_in_a_race_then_the_same_command_again_resumes_the_seat(
     for racer in (ann, bob):
         assert "keeps your seat" in racer.text and f"parlour race resume {race}" in racer.text
     # the same commands again: the same seats, where they were
-    ann = await Cli.start(tmp_path / "ann", "race", "create", "golf", "--server", server.url, "--name", "ann")
-    bob = await Cli.start(tmp_path / "bob", "race", "join", code, "--server", server.url, "--name", "bob")
+    ann = await Cli.start(tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf")
+    bob = await Cli.start(tmp_path / "bob", "race", "--server", server.url, "--name", "bob", "join", code)
     await ann.until(f"You already have race {race} of golf \\(running\\): resuming it")
     await ann.until("Back in the race at seat 0, after 1 entry in your log")
     await bob.until(f"You already have seat 1 in race {race}")
@@ -216,7 +216,7 @@ async def run_parlour(home: Path, *args: str, env: dict[str, str] | None = None)
 async def test_ctrl_c_before_the_start_leaves_the_race_and_races_lists_and_leave_gives_up_a_seat(
     server: ServerProcess, tmp_path: Path
 ) -> None:
-    ann = await Cli.start(tmp_path, "race", "create", "golf", "--server", server.url, "--name", "ann")
+    ann = await Cli.start(tmp_path, "race", "--server", server.url, "--name", "ann", "create", "golf")
     race = (await ann.until(r"Race (\w+) created")).group(1)
     await ann.until("Ctrl-C leaves the race")
     ann.interrupt()
@@ -226,11 +226,11 @@ async def test_ctrl_c_before_the_start_leaves_the_race_and_races_lists_and_leave
     assert status == 0 and "Your races: none." in out and "In the lobby: no other race." in out
     # a race left behind by a killed client (no Ctrl-C): listed with its code, and left with 'parlour leave'
     for _ in range(2):
-        ann = await Cli.start(tmp_path, "race", "create", "golf", "--new", "--private", "--server", server.url)
+        ann = await Cli.start(tmp_path, "race", "--server", server.url, "create", "golf", "--new", "--private")
         await ann.until("Ctrl-C leaves the race")
         ann.process.kill()
         await ann.finish()
-    cy = await Cli.start(tmp_path / "cy", "race", "create", "cheer", "--server", server.url, "--name", "cy")
+    cy = await Cli.start(tmp_path / "cy", "race", "--server", server.url, "--name", "cy", "create", "cheer")
     other = (await cy.until(r"Race (\w+) created")).group(1)
     status, out = await run_parlour(tmp_path, "races", "--server", server.url)
     mine = re.findall(r"^  (\w+)  golf +open +1/2 seats: ann \(ready\)  \(code \w+\)  private$", out, re.MULTILINE)
@@ -246,14 +246,14 @@ async def test_ctrl_c_before_the_start_leaves_the_race_and_races_lists_and_leave
 
 
 async def test_two_profiles_on_one_machine_race_each_other(server: ServerProcess, tmp_path: Path) -> None:
-    ann = await Cli.start(tmp_path, "race", "--profile", "ann", "create", "golf", "--server", server.url)
+    ann = await Cli.start(tmp_path, "race", "--server", server.url, "--profile", "ann", "create", "golf")
     code = (await ann.until(r"join (\w+)")).group(1)
     race = (await ann.until(r"Race (\w+) created")).group(1)
     await ann.until(r"You are ann, profile ann on ")  # a profile's name is its own, by default
-    same = await Cli.start(tmp_path, "race", "--profile", "ann", "join", code, "--server", server.url)
+    same = await Cli.start(tmp_path, "race", "--server", server.url, "--profile", "ann", "join", code)
     await same.until(f"You already have seat 0 in race {race}, as ann: resuming it. To race yourself")
     same.process.kill()
-    bob = await Cli.start(tmp_path, "race", "join", code, "--profile", "bob", "--server", server.url)
+    bob = await Cli.start(tmp_path, "race", "--server", server.url, "join", code, "--profile", "bob")
     await bob.until(f"Joined race {race}")
     await bob.until(r"Race \w+: golf, 2 seats, time limit 10:00, public, no undo, spectators see the boards live")
     for racer in (ann, bob):

@@ -95,10 +95,10 @@ class Pty:
 async def test_on_a_terminal_lines_are_edited_with_history_and_progress_prints_above_the_typed_line(
     server: ServerProcess, tmp_path: Path
 ) -> None:
-    ann = await Pty.start(tmp_path / "ann", "race", "create", "golf", "--server", server.url, "--name", "ann")
+    ann = await Pty.start(tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf")
     await ann.until(rb"join (\w+)")
     code = re.search(rb"join (\w+)", ann.output).group(1).decode()  # type: ignore[union-attr]
-    bob = await Cli.start(tmp_path / "bob", "race", "join", code, "--server", server.url, "--name", "bob")
+    bob = await Cli.start(tmp_path / "bob", "race", "--server", server.url, "--name", "bob", "join", code)
     await bob.until("Go!")
     await ann.until(rb"move \(\d+:\d\d left\)> ")
     ann.type("play p9\r")
@@ -125,7 +125,7 @@ async def test_on_a_terminal_lines_are_edited_with_history_and_progress_prints_a
 
 @pytest.mark.asyncio
 async def test_ctrl_c_on_a_terminal_gives_the_terminal_back(server: ServerProcess, tmp_path: Path) -> None:
-    ann = await Pty.start(tmp_path / "ann", "race", "create", "golf", "--server", server.url)
+    ann = await Pty.start(tmp_path / "ann", "race", "--server", server.url, "create", "golf")
     await ann.until(rb"Ctrl-C leaves the race")
     os.killpg(ann.process.pid, signal.SIGINT)
     await ann.until(rb"You left race \w+\.")
