@@ -76,16 +76,21 @@ class Pty:
 
     async def until(self, pattern: bytes, timeout: float = 20) -> None:
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not re.search(pattern, self.output):
-            if loop.time() > deadline:
-                raise AssertionError(f"no {pattern!r} in {timeout} s; got:\n{self.output!r}")
-            try:
-                self.output += await asyncio.wait_for(loop.run_in_executor(None, os.read, self.master, 4096), 1)
-            except TimeoutError:
-                continue
-            except OSError:  # the process ended
-                raise AssertionError(f"no {pattern!r}; the process ended; got:\n{self.output!r}") from None
+        readable = asyncio.Event()
+        loop.add_reader(self.master, readable.set)
+        try:
+            async with asyncio.timeout(timeout):
+                while not re.search(pattern, self.output):
+                    await readable.wait()
+                    readable.clear()
+                    try:
+                        self.output += os.read(self.master, 4096)
+                    except OSError:  # the process ended
+                        raise AssertionError(f"no {pattern!r}; the process ended; got:\n{self.output!r}") from None
+        except TimeoutError:
+            raise AssertionError(f"no {pattern!r} in {timeout} s; got:\n{self.output!r}") from None
+        finally:
+            loop.remove_reader(self.master)
 
     def type(self, keys: str) -> None:
         os.write(self.master, keys.encode())
