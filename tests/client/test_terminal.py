@@ -14,7 +14,7 @@ import pytest
 
 from parlour.client.line_race import board_heading, describe_race, format_results, race_line
 from parlour.client.terminal import printable
-from tests.client.test_line_race import Cli
+from tests.client.test_line_race import Cli, _no_cli_left_behind  # noqa: F401  (kills what a failed test leaves)
 from tests.conftest import ServerProcess
 
 HOSTILE = "ev\x1b[2Jil\x07\x00\u202egnp.exe\nfake line\u200b"
@@ -71,6 +71,7 @@ class Pty:
             stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True,
         )  # fmt: skip
         os.close(slave)
+        os.set_blocking(master, False)
         Cli.running.append(process)
         return cls(process, master)
 
@@ -85,6 +86,8 @@ class Pty:
                     readable.clear()
                     try:
                         self.output += os.read(self.master, 4096)
+                    except BlockingIOError:
+                        continue
                     except OSError:  # the process ended
                         raise AssertionError(f"no {pattern!r}; the process ended; got:\n{self.output!r}") from None
         except TimeoutError:
