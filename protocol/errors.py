@@ -39,11 +39,12 @@ class ErrorCode(enum.StrEnum):
     # The server.
     IDLE_TIMEOUT = "idle_timeout"
     SHUTTING_DOWN = "shutting_down"
+    UNAVAILABLE = "unavailable"  # the server cannot reach its storage now; nothing was stored; see retry_after
     INTERNAL = "internal"
 
 
 class ProtocolError(Exception):
-    """A refusal with its code, a message for people and, for rate limits, a retry delay."""
+    """A refusal with its code, a message for people and, for ``rate_limited`` and ``unavailable``, a retry delay."""
 
     def __init__(self, code: ErrorCode, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)

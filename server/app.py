@@ -10,6 +10,8 @@ served on the same port.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import copy
 import logging
 import secrets
 import time
@@ -32,12 +34,13 @@ from parlour.protocol.messages import PROTOCOL_VERSION, REQUESTS, Message
 from parlour.protocol.replay import REPLAY_FORMAT
 from parlour.server.config import Config
 from parlour.server.metrics import Metrics
-from parlour.server.race import CONCEDE_WIRE, UNDO, Race, Settings, Status
-from parlour.server.store import LogConflict, Player, Store
+from parlour.server.race import CONCEDE_WIRE, SEED_BITS, UNDO, Race, Settings, Status
+from parlour.server.store import UNAVAILABLE, LogConflict, Player, RaceClosed, Store
 
 SERVER_NAME = "parlour/0.1"
 log = logging.getLogger("parlour.server")
 FLOOD_CLOSE = 500  # refused messages in a row before a flooding connection is closed
+RETRY = 1.0  # seconds before trying again what Redis could not do (and the retry_after of `unavailable`)
 
 
 @dataclass(eq=False)
@@ -86,7 +89,9 @@ class Server:
         self.connections: set[Connection] = set()
         self.by_player: dict[str, set[Connection]] = defaultdict(set)
         self.watchers: dict[str, set[Connection]] = defaultdict(set)
-        self.locks: dict[tuple[str, int], asyncio.Lock] = defaultdict(asyncio.Lock)
+        self.locks: dict[tuple[str, int], asyncio.Lock] = defaultdict(asyncio.Lock)  # per seat: its entries
+        self.race_locks: dict[str, asyncio.Lock] = defaultdict(asyncio.Lock)  # per race: joins, leaves, readies, start
+        self.draws: dict[str, tuple[int, bytes]] = {}  # race id -> the seed and salt it will start with
         # Boards of seats in races with a spectator delay, oldest first, from the last one
         # past the delay on: what spectators may still be shown.
         self.history: dict[tuple[str, int], deque[tuple[float, int, Any]]] = defaultdict(deque)
@@ -114,26 +119,48 @@ class Server:
     # --- start and stop --------------------------------------------------------------
 
     async def recover(self) -> None:
-        """Rebuild every unfinished race from Redis (after a restart or a crash)."""
-        now = time.time()
+        """Rebuild every unfinished race from Redis (after a restart or a crash).
+
+        A race that fails to load or rebuild is logged, with its id and why, and set aside
+        (its keys stay in Redis, listed in ``parlour:races:broken``): the others start anyway.
+        Raises if Redis cannot be reached.
+        """
         for race_id in await self.store.active_race_ids():
-            race = await self.store.load_race(race_id)
-            if race is None:
-                continue
-            self._adopt(race)
-            if race.status is Status.RUNNING:
-                if race.all_over():  # it ended when its last game did
-                    await self._finish(race, max(seat.finished_at or now for seat in race.seats))
-                    continue
-                if (race.deadline or now) <= now:
-                    await self._finish(race, race.deadline)
-                    continue
-                self._schedule(("deadline", race.id), race.deadline or now, self._deadline, race)
-                for index, seat in enumerate(race.seats):
-                    if seat.state.ended is None:
-                        self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
-            elif race.status is Status.COUNTDOWN:
-                self._schedule(("start", race.id), max(now, race.starts_at or now), self._start, race)
+            try:
+                await self._recover(race_id)
+            except UNAVAILABLE:
+                raise
+            except Exception as error:
+                log.error("race %s cannot be recovered, set aside: %s: %s", race_id, type(error).__name__, error)
+                stale = self.races.get(race_id)
+                if stale is not None:
+                    for key in [("start", race_id), ("deadline", race_id), *(("grace", race_id, i) for i in range(8))]:
+                        self._cancel(key)
+                    self._forget(stale)
+                await self.store.set_aside(race_id)
+
+    async def _recover(self, race_id: str) -> None:
+        now = time.time()
+        race = await self.store.load_race(race_id)
+        if race is None:
+            return
+        self._adopt(race)
+        if race.status is Status.RUNNING:
+            if race.closed_at is not None:  # it stopped taking entries before the restart
+                await self._finish(race, race.closed_at)
+                return
+            if race.all_over():  # it ended when its last game did
+                await self._finish(race, max(seat.finished_at or now for seat in race.seats))
+                return
+            if (race.deadline or now) <= now:
+                await self._finish(race, race.deadline)
+                return
+            self._schedule(("deadline", race.id), race.deadline or now, self._deadline, race)
+            for index, seat in enumerate(race.seats):
+                if seat.state.ended is None:
+                    self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
+        elif race.status is Status.COUNTDOWN:
+            self._schedule(("start", race.id), max(now, race.starts_at or now), self._start, race)
 
     async def shutdown(self) -> None:
         """Tell every client the server is going away and close their connections."""
@@ -227,6 +254,11 @@ class Server:
             conn.refused = 0
         except ProtocolError as error:
             self._refuse(conn, request_id, error)
+        except UNAVAILABLE:
+            unavailable = ProtocolError(
+                ErrorCode.UNAVAILABLE, "the server cannot reach its storage right now; try again", retry_after=RETRY
+            )
+            self._refuse(conn, request_id, unavailable)
         except Exception:
             log.exception("request %s failed", request_id)
             self._refuse(conn, request_id, ProtocolError(ErrorCode.INTERNAL, "the server failed; try again"))
@@ -325,8 +357,8 @@ class Server:
         )
         race = Race(id=secrets.token_hex(5), settings=settings, created_by=player.id, created_at=time.time())
         race.join(player.id, player.name, player.bot)
-        self._adopt(race)  # notes the creator's seat too
         await self.store.save_race(race)
+        self._adopt(race)  # notes the creator's seat too
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
     async def on_join(self, conn: Connection, msg: m.Join) -> Message:
@@ -335,41 +367,67 @@ class Server:
         race = self.races.get(race_id or "")
         if race is None or (msg.code is None and not race.settings.public and race.seat_of(player.id) is None):
             raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no open race with that id or code")
-        if race.seat_of(player.id) is None:
-            self._check_race_limit(player)
-        race.join(player.id, player.name, player.bot)
-        self.unfinished[player.id].add(race.id)
-        await self.store.save_race(race)
+        async with self.race_locks[race.id]:
+            if self.races.get(race.id) is not race:  # every seat left while this waited
+                raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no open race with that id or code")
+            if race.seat_of(player.id) is None:
+                self._check_race_limit(player)
+                await self._change(race, lambda r: r.join(player.id, player.name, player.bot))
+                self.unfinished[player.id].add(race.id)
         self._announce(race)
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
     async def on_leave(self, conn: Connection, msg: m.Leave) -> Message:
         player = self._player(conn)
         race = self._race(msg.race)
-        race.leave(player.id)
-        self.unfinished[player.id].discard(race.id)
-        self._cancel(("start", race.id))
-        if race.seats:
-            await self.store.save_race(race)
-            self._announce(race)
-        else:
-            await self.store.delete_race(race.id)
-            self._forget(race)
+        async with self.race_locks[race.id]:
+            draft = copy.deepcopy(race)  # stored first, as in _change
+            draft.leave(player.id)
+            if draft.seats:
+                await self.store.save_race(draft)
+            else:
+                await self.store.delete_race(race.id)  # the last seat left: the race goes
+            race.leave(player.id)
+            self.unfinished[player.id].discard(race.id)
+            self._cancel(("start", race.id))
+            if race.seats:
+                self._announce(race)
+            else:
+                self._forget(race)
         return m.Ok(id=msg.id)
 
     async def on_ready(self, conn: Connection, msg: m.Ready) -> Message:
         player = self._player(conn)
         race = self._race(msg.race)
-        all_ready = race.set_ready(player.id, msg.ready)
-        if all_ready and race.status is Status.OPEN:
-            race.begin_countdown(time.time() + self.config.countdown)
-            self._schedule(("start", race.id), race.starts_at or 0, self._start, race)
-            self._send_seats(race, m.Countdown(race=race.id, starts_in=self.config.countdown))
-        elif not msg.ready:
-            self._cancel(("start", race.id))
-        await self.store.save_race(race)
+        starts_at = time.time() + self.config.countdown
+
+        def ready(race: Race) -> bool:
+            """Set the flag; begin the countdown if every seat is now ready (and say so)."""
+            if race.set_ready(player.id, msg.ready) and race.status is Status.OPEN:
+                race.begin_countdown(starts_at)
+                return True
+            return False
+
+        async with self.race_locks[race.id]:
+            if await self._change(race, ready):
+                self._schedule(("start", race.id), starts_at, self._start, race)
+                self._send_seats(race, m.Countdown(race=race.id, starts_in=self.config.countdown))
+            elif not msg.ready:
+                self._cancel(("start", race.id))
         self._announce(race)
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
+
+    async def _change(self, race: Race, change: Callable[[Race], Any]) -> Any:
+        """Make ``change`` to the race, stored first: to a copy, which is saved, and only then to
+        the race itself, so a save that fails changes nothing (it raises, and nothing is sent).
+
+        For changes before the start (a copy is cheap then), under the race's lock; ``change``
+        must do the same to the copy and to the race. Returns what ``change`` returns.
+        """
+        draft = copy.deepcopy(race)
+        change(draft)
+        await self.store.save_race(draft)
+        return change(race)
 
     # --- play ------------------------------------------------------------------------
 
@@ -390,13 +448,35 @@ class Server:
         await self._entry(conn, msg.id, msg.race, race.seats[index].seq, CONCEDE.wire())
 
     async def _entry(self, conn: Connection, request_id: int, race_id: str, seq: int, entry: list[Any]) -> None:
-        """Check, persist, apply and acknowledge one log entry (a move, an undo or a concession)."""
+        """Check, persist, apply and acknowledge one log entry (a move, an undo or a concession).
+
+        Under the seat's lock, which :meth:`_finish` takes too: an entry is stored and applied
+        before the race ends, or refused (``race_not_running``) and not stored.
+        """
         player = self._player(conn)
         race = self._race(race_id)
-        index, seen = race.check_entry(player.id, seq)
+        index, seen = race.check_entry(player.id, seq, time.time())
+        resynced = False
         async with self.locks[(race.id, index)]:
-            index, seen = race.check_entry(player.id, seq)
+            now = time.time()
+            index, seen = race.check_entry(player.id, seq, now)
             seat = race.seats[index]
+            if not seen:
+                state = race.next_state(index, entry)
+                try:
+                    await self.store.append(race.id, index, seq, entry, now if state.ended is not None else None)
+                except RaceClosed:
+                    message = "the race is ending: it takes no more entries"
+                    raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, message) from None
+                except LogConflict as conflict:
+                    # Redis holds entries this node lacks (a write whose reply was lost): take them in.
+                    resynced = await self._resync(race, index)
+                    if seq >= seat.seq:
+                        message = f"the log already holds {conflict.length} entries"
+                        raise ProtocolError(ErrorCode.STALE_SEQ, message) from None
+                    seen = True
+                else:
+                    race.record(index, entry, state, now)
             if seen:
                 if seat.log[seq] != tuple(entry):
                     raise ProtocolError(ErrorCode.STALE_SEQ, f"entry {seq} is already another move")
@@ -404,19 +484,32 @@ class Server:
                 self._acknowledge(
                     conn, m.Ack(id=request_id, race=race.id, seq=seat.seq, view=view, duplicate=True), entry
                 )
-                return
-            state = race.next_state(index, entry)
-            now = time.time()
-            try:
-                await self.store.append(race.id, index, seq, entry, now if state.ended is not None else None)
-            except LogConflict as conflict:
-                raise ProtocolError(ErrorCode.STALE_SEQ, f"the log already holds {conflict.length} entries") from None
-            race.record(index, entry, state, now)
-        # Acknowledged first: finishing the race waits for Redis again, and the mover need not.
-        self._acknowledge(
-            conn, m.Ack(id=request_id, race=race.id, seq=seat.seq, view=race.game.view(seat.state, "player")), entry
-        )
+                if not resynced:
+                    return
+        if not seen:
+            # Acknowledged first: finishing the race waits for Redis again, and the mover need not.
+            view = race.game.view(seat.state, "player")
+            self._acknowledge(conn, m.Ack(id=request_id, race=race.id, seq=seat.seq, view=view), entry)
         await self._after_entry(race, index, conn)
+
+    async def _resync(self, race: Race, index: int) -> bool:
+        """Apply the entries that Redis holds beyond the seat's log in memory; return whether there were any.
+
+        The caller holds the seat's lock. Raises if the stored log does not extend the one in memory.
+        """
+        seat = race.seats[index]
+        stored = await self.store.load_log(race.id, index)
+        if [tuple(entry) for entry in stored[: seat.seq]] != seat.log:
+            raise RuntimeError(f"race {race.id} seat {index}: the stored log is not the one in memory")
+        if len(stored) == seat.seq:
+            return False
+        finished = await self.store.load_finished(race.id)
+        missing = len(stored) - seat.seq
+        log.warning("race %s seat %s: taking in %s entries stored but not applied", race.id, index, missing)
+        for entry in stored[seat.seq :]:
+            state = race.next_state(index, entry)
+            race.record(index, entry, state, finished.get(index, time.time()))
+        return True
 
     def _acknowledge(self, conn: Connection, ack: m.Ack, entry: list[Any]) -> None:
         """Send ``ack``; count a move or undo, and how long since its request arrived."""
@@ -482,10 +575,24 @@ class Server:
     # --- the clock -------------------------------------------------------------------
 
     async def _start(self, race: Race) -> None:
-        if race.status is not Status.COUNTDOWN:
-            return
-        race.start(time.time())
-        await self.store.save_race(race)
+        """Deal the race and tell its racers: stored first, so a race is never dealt twice.
+
+        If Redis cannot store it, this raises and the timer tries again (the race stays in
+        countdown meanwhile, taking no moves) with the same seed and salt: the failed save may
+        have reached Redis.
+        """
+        async with self.race_locks[race.id]:
+            if race.status is not Status.COUNTDOWN or self.races.get(race.id) is not race:
+                return
+            if race.id not in self.draws:
+                self.draws[race.id] = (secrets.randbits(SEED_BITS), secrets.token_bytes(16))
+            seed, salt = self.draws[race.id]
+            now = time.time()
+            draft = copy.deepcopy(race)
+            draft.start(now, seed, salt)
+            await self.store.save_race(draft)
+            race.start(now, seed, salt)
+            del self.draws[race.id]
         for index, seat in enumerate(race.seats):
             # A racer may not watch their own live race, even if they watched it before the start.
             for conn in self.by_player.get(seat.player, ()):
@@ -518,29 +625,54 @@ class Server:
         if race.status is not Status.RUNNING or self.by_player.get(seat.player):
             return
         async with self.locks[(race.id, index)]:
-            if seat.state.ended is not None:
+            if seat.state.ended is not None or race.closed_at is not None:
                 return
             entry = CONCEDE.wire()
             state = race.next_state(index, entry)
             now = time.time()
-            await self.store.append(race.id, index, seat.seq, entry, now)
+            try:
+                await self.store.append(race.id, index, seat.seq, entry, now)
+            except RaceClosed:
+                return
             race.record(index, entry, state, now)
         await self._after_entry(race, index)
 
     async def _finish(self, race: Race, now: float | None = None) -> None:
-        """End the race at ``now`` (default: the present), tell everyone, save it.
+        """End the race as of ``now`` (default: the present), tell everyone, save it.
 
-        Telling comes first: the record adds nothing the logs do not decide, so if the
-        save fails (it is logged), a restart finishes the race again to the same results.
+        The race stops taking entries at once; then this waits for the entries on their way
+        (it takes every seat's lock), closes the race in Redis (no entry can be appended
+        after that, from any node) and ranks exactly the stored logs. If Redis cannot be
+        reached, the race stays closed and this tries again in ``RETRY`` seconds.
+
+        Telling comes before saving the record: it adds nothing the closed logs do not
+        decide, so if the save fails it is tried again, and a restart finishes the race to
+        the same results.
         """
         if race.status is Status.FINISHED:
             return
-        results = race.finish(time.time() if now is None else now)
+        if race.closed_at is None:
+            race.closed_at = time.time() if now is None else now
+        graces = [("grace", race.id, index) for index in range(len(race.seats))]
+        for key in [("start", race.id), ("deadline", race.id), ("finish", race.id), *graces]:
+            self._cancel(key)
+        async with contextlib.AsyncExitStack() as locked:
+            for index in range(len(race.seats)):
+                await locked.enter_async_context(self.locks[(race.id, index)])
+            if race.status is Status.FINISHED:  # another call finished it meanwhile
+                return
+            try:
+                ended_at, lengths = await self.store.close_race(race.id, len(race.seats), race.closed_at)
+                for index, length in enumerate(lengths):
+                    if length != race.seats[index].seq:
+                        await self._resync(race, index)
+            except UNAVAILABLE as error:
+                log.warning("race %s: cannot close it (%s); trying again in %s s", race.id, error, RETRY)
+                self._schedule(("finish", race.id), time.time() + RETRY, self._finish, race)
+                return
+            results = race.finish(ended_at)
         for seat in race.seats:
             self.unfinished[seat.player].discard(race.id)
-        graces = [("grace", race.id, index) for index in range(len(race.seats))]
-        for key in [("start", race.id), ("deadline", race.id), *graces]:
-            self._cancel(key)
         end = m.End(
             race=race.id,
             results=results,
@@ -552,8 +684,15 @@ class Server:
         self._broadcast(self.watchers.get(race.id, ()), end)
         self._announce(race)
         self._schedule(("evict", race.id), time.time() + self.config.keep_finished, self._evict, race)
+        await self._save_finished(race)
+
+    async def _save_finished(self, race: Race) -> None:
+        """Save a finished race's record, trying again every ``RETRY`` seconds while Redis is away."""
         try:
             await self.store.save_race(race)
+        except UNAVAILABLE as error:
+            log.warning("race %s finished but its record is not saved yet (%s); trying again", race.id, error)
+            self._schedule(("save", race.id), time.time() + RETRY, self._save_finished, race)
         except Exception:
             log.exception("race %s finished but its record was not saved; a restart finishes it again", race.id)
 
@@ -577,8 +716,13 @@ class Server:
         task.add_done_callback(self.running.discard)
 
     async def _run_timer(self, key: Any, action: Callable[..., Awaitable[None]], args: tuple[Any, ...]) -> None:
+        """Run a timer's action; if Redis could not be reached, run it again in ``RETRY`` seconds."""
         try:
             await action(*args)
+        except UNAVAILABLE as error:
+            if not self.closing:
+                log.warning("timer %s: cannot reach Redis (%s); trying again in %s s", key, error, RETRY)
+                self._schedule(key, time.time() + RETRY, action, *args)
         except Exception:
             log.exception("timer %s failed", key)
 
@@ -614,6 +758,8 @@ class Server:
         self.races.pop(race.id, None)
         self.codes.pop(race.code, None)
         self.watchers.pop(race.id, None)
+        self.race_locks.pop(race.id, None)
+        self.draws.pop(race.id, None)
         for index, seat in enumerate(race.seats):
             self.unfinished[seat.player].discard(race.id)
             self.history.pop((race.id, index), None)

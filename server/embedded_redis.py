@@ -220,6 +220,33 @@ class EmbeddedRedis:
         self.pidfile_path.unlink(missing_ok=True)
         self._forget()
 
+    def alive(self) -> bool:
+        """Whether the server process still runs (False when not started)."""
+        if self._process is not None:
+            return self._process.poll() is None
+        return self._pid is not None and _process_alive(self._pid)
+
+    def restart(self, timeout: float = 10.0) -> None:
+        """Start a new server on the same data after ours died (it reloads the AOF); data_dir stays locked.
+
+        Returns once the new server answers PING (its time loading the data does not count). Raises
+        `EmbeddedRedisError` if not started or still alive, `RedisStartFailed` if the new server does not answer.
+        """
+        if self._pid is None:
+            raise EmbeddedRedisError(f"the embedded Redis in {self.data_dir} is not started")
+        if self.alive():
+            raise EmbeddedRedisError(f"the embedded Redis in {self.data_dir} still runs (pid {self._pid})")
+        self._process, self._adopted = None, False  # the dead one: poll() above reaped it
+        self.socket_path.unlink(missing_ok=True)
+        self.pidfile_path.unlink(missing_ok=True)
+        try:
+            self._launch(timeout)
+        except BaseException:
+            if self._process is not None:
+                self._process.kill()
+                self._process.wait()
+            raise
+
     def __enter__(self) -> Self:
         self.start()
         return self

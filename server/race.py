@@ -97,6 +97,9 @@ class Race:
     seed: int | None = None
     salt: bytes | None = None
     results: list[dict[str, Any]] | None = None
+    # When the race stopped taking entries (its deadline, or its last game's end), if it did:
+    # it then finishes as of this time, once the entries already on their way are stored.
+    closed_at: float | None = None
 
     @property
     def game(self) -> Game[Any]:
@@ -167,14 +170,17 @@ class Race:
 
     # --- play ------------------------------------------------------------------------
 
-    def check_entry(self, player: str, seq: int) -> tuple[int, bool]:
-        """The seat of ``player`` and whether entry ``seq`` is already in its log.
+    def check_entry(self, player: str, seq: int, now: float) -> tuple[int, bool]:
+        """The seat of ``player`` and whether entry ``seq`` is already in its log, at unix time ``now``.
 
-        Raises ``race_not_running``, ``not_seated`` or ``stale_seq``.
+        Raises ``race_not_running`` (also once the race is closed or its deadline has come),
+        ``not_seated`` or ``stale_seq``.
         """
         index = self._seated(player)
         if self.status is not Status.RUNNING:
             raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, f"the race is {self.status.value}")
+        if self.closed_at is not None or now >= (self.deadline or now + 1):
+            raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, "the race is ending: it takes no more entries")
         seat = self.seats[index]
         if seq < seat.seq:
             return index, True
