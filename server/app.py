@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import logging
 import secrets
 import time
 from collections import defaultdict, deque
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from typing import Any
 
@@ -134,7 +133,8 @@ class Server:
                 log.error("race %s cannot be recovered, set aside: %s: %s", race_id, type(error).__name__, error)
                 stale = self.races.get(race_id)
                 if stale is not None:
-                    for key in [("start", race_id), ("deadline", race_id), *(("grace", race_id, i) for i in range(8))]:
+                    graces = [("grace", race_id, index) for index in range(len(stale.seats))]
+                    for key in [("start", race_id), ("deadline", race_id), ("finish", race_id), *graces]:
                         self._cancel(key)
                     self._forget(stale)
                 await self.store.set_aside(race_id)
@@ -381,7 +381,7 @@ class Server:
         player = self._player(conn)
         race = self._race(msg.race)
         async with self.race_locks[race.id]:
-            draft = copy.deepcopy(race)  # stored first, as in _change
+            draft = _draft(race)  # stored first, as in _change
             draft.leave(player.id)
             if draft.seats:
                 await self.store.save_race(draft)
@@ -421,10 +421,11 @@ class Server:
         """Make ``change`` to the race, stored first: to a copy, which is saved, and only then to
         the race itself, so a save that fails changes nothing (it raises, and nothing is sent).
 
-        For changes before the start (a copy is cheap then), under the race's lock; ``change``
-        must do the same to the copy and to the race. Returns what ``change`` returns.
+        Under the race's lock; ``change`` must do the same to the copy and to the race, and may
+        change the seats and the race's own fields but not the seats' games or logs (which the
+        copy shares). Returns what ``change`` returns.
         """
-        draft = copy.deepcopy(race)
+        draft = _draft(race)
         change(draft)
         await self.store.save_race(draft)
         return change(race)
@@ -588,7 +589,7 @@ class Server:
                 self.draws[race.id] = (secrets.randbits(SEED_BITS), secrets.token_bytes(16))
             seed, salt = self.draws[race.id]
             now = time.time()
-            draft = copy.deepcopy(race)
+            draft = _draft(race)
             draft.start(now, seed, salt)
             await self.store.save_race(draft)
             race.start(now, seed, salt)
@@ -625,11 +626,11 @@ class Server:
         if race.status is not Status.RUNNING or self.by_player.get(seat.player):
             return
         async with self.locks[(race.id, index)]:
-            if seat.state.ended is not None or race.closed_at is not None:
+            now = time.time()
+            if seat.state.ended is not None or not race.taking_entries(now):
                 return
             entry = CONCEDE.wire()
             state = race.next_state(index, entry)
-            now = time.time()
             try:
                 await self.store.append(race.id, index, seat.seq, entry, now)
             except RaceClosed:
@@ -827,6 +828,12 @@ class Server:
                 break
             shown = (seq, state)
         return shown
+
+
+def _draft(race: Race) -> Race:
+    """A copy of ``race`` to try a change on: its own list of seats, copies of the seats
+    (sharing their games and logs, which a change before the start does not touch)."""
+    return replace(race, seats=[replace(seat) for seat in race.seats])
 
 
 def replay_of(race: Race) -> dict[str, Any]:

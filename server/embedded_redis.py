@@ -29,7 +29,8 @@ server dies without calling it (SIGKILL), Valkey keeps running; the next `start(
 it (its socket answers PING) and adopts it instead of starting a second one: same data, nothing lost, and
 `stop()` stops it as usual. An adopted server keeps the settings it was started with (in ``redis.conf``). If
 Valkey died too, its socket and pidfile are stale: `start()` removes them and starts a fresh server, which
-reloads the AOF.
+reloads the AOF. If Valkey dies while the parlour server runs, `alive()` turns false and `restart()` starts a
+new server on the same data (``parlour serve`` polls and does so: see `parlour.server.main`).
 
 One user at a time: from `start()` to `stop()` this object holds an exclusive ``flock`` on
 ``<data_dir>/parlour.lock``, which the kernel releases when the process dies, however it dies. So a

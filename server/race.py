@@ -179,7 +179,7 @@ class Race:
         index = self._seated(player)
         if self.status is not Status.RUNNING:
             raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, f"the race is {self.status.value}")
-        if self.closed_at is not None or now >= (self.deadline or now + 1):
+        if not self.taking_entries(now):
             raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, "the race is ending: it takes no more entries")
         seat = self.seats[index]
         if seq < seat.seq:
@@ -187,6 +187,10 @@ class Race:
         if seq > seat.seq:
             raise ProtocolError(ErrorCode.STALE_SEQ, f"entry {seq} is not next: this game has {seat.seq} entries")
         return index, False
+
+    def taking_entries(self, now: float) -> bool:
+        """Whether the race takes entries at unix time ``now``: it runs, is not closed, its deadline has not come."""
+        return self.status is Status.RUNNING and self.closed_at is None and now < (self.deadline or now + 1)
 
     def next_state(self, index: int, entry: list[Any]) -> Any:
         """The state that ``entry`` would produce for seat ``index``, without recording it.
