@@ -21,7 +21,7 @@ import pytest
 import redis
 
 from parlour.client.connection import Client, ClientError
-from parlour.protocol.messages import End, Start
+from parlour.protocol.messages import End, Progress, Start
 from parlour.protocol.replay import verify_replay
 from parlour.server.embedded_redis import EmbeddedRedis
 from parlour.server.store import ACTIVE_KEY, BROKEN_KEY, race_key
@@ -306,3 +306,29 @@ async def test_the_server_exits_with_a_clear_message_when_the_embedded_redis_can
     assert server.stop() == 1
     errors = [line for line in server.output if line.startswith("parlour: error:")]
     assert len(errors) == 1 and "the embedded Redis died and did not start again" in errors[0], server.output
+
+
+def store_of(server: ServerProcess) -> redis.Redis:
+    """A connection to the server's Redis."""
+    if REDIS_URL:
+        return redis.Redis.from_url(REDIS_URL)
+    return redis.Redis(unix_socket_path=str(server.data_dir / "redis.sock"))
+
+
+async def test_an_entry_stored_although_its_reply_was_lost_is_acknowledged_when_sent_again(
+    server: ServerProcess,
+) -> None:
+    """Issue 9 item 3: a move in flight when Redis died may be stored unknown to the server; sent again, it is acked."""
+    race, (ann, bob), (start, _) = await start_race(server.url, "golf", 2)
+    first = await ann.move(race, 0, start.view["moves"][0])
+    lost = list(first.view["moves"][0])
+    store_of(server).rpush(f"{race_key(race)}:log:0", msgpack.packb(lost))  # in Redis; the server never heard back
+    again = await ann.move(race, 1, lost)
+    assert again.duplicate and again.seq == 2
+    assert (await ann.snapshot(race)).seq == 2
+    assert (await bob.next_event(Progress, race)).moves == 1
+    assert (await bob.next_event(Progress, race)).moves == 2  # the others learn of it too
+    await ann.concede(race)
+    await bob.concede(race)
+    end = await ann.next_event(End, race)
+    await check_replay(ann, race, end, [[start.view["moves"][0], lost, ["concede"]], [["concede"]]])
