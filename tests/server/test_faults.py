@@ -332,3 +332,26 @@ async def test_an_entry_stored_although_its_reply_was_lost_is_acknowledged_when_
     await bob.concede(race)
     end = await ann.next_event(End, race)
     await check_replay(ann, race, end, [[start.view["moves"][0], lost, ["concede"]], [["concede"]]])
+
+
+@pytest.mark.skipif(bool(REDIS_URL), reason="kills the embedded Redis")
+async def test_the_server_gives_up_when_the_embedded_redis_keeps_dying(server_factory: Any) -> None:
+    """Issue 9 item 3: restarted four times, the fifth death within a minute stops the server."""
+    server = server_factory()
+    server.start()
+    assert server.process is not None
+    killed: set[int] = set()
+    for _ in range(300):
+        if server.process.poll() is not None:
+            break
+        with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError, ConnectionError):
+            pid = redis_pid(server)
+            if pid not in killed and await healthz(server) == 200:  # killed once it runs again
+                await asyncio.sleep(0.3)  # and once the supervisor knows it (dying as it starts fails at once)
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+        await asyncio.sleep(0.05)
+    assert server.stop() == 1
+    assert len(killed) == 5, server.output
+    errors = [line for line in server.output if line.startswith("parlour: error:")]
+    assert errors == [f"parlour: error: the embedded Redis died 5 times in 60 s; see {server.data_dir}/redis.log\n"]
