@@ -124,6 +124,7 @@ async def test_moves_in_flight_at_the_deadline_are_counted_or_refused_and_every_
         race, clients, starts = await start_race(server.url, GAMES[number % len(GAMES)], 2, time_limit=10, undo=True)
         bots = [Bot(c, race, s, seed=number * 10 + i) for i, (c, s) in enumerate(zip(clients, starts, strict=True))]
         await asyncio.gather(*(bot.play() for bot in bots))
+        assert [bot.unavailable for bot in bots] == [0, 0]
         end = await clients[0].next_event(End, race, timeout=30)
         if "out_of_time" in {r["ended"] for r in end.results}:
             at_the_deadline.append(race)
@@ -151,7 +152,7 @@ async def test_redis_unreachable_at_a_races_start_deals_it_once_acks_nothing_uns
     server_factory: Any, own_redis: EmbeddedRedis
 ) -> None:
     """Issue 9 item 2: Redis down while a countdown ends."""
-    server = server_factory("--redis-url", own_redis.url, "--countdown", "1", *FAST)
+    server = server_factory("--redis-url", own_redis.url, "--countdown", "2", *FAST)
     server.start()
     ann = await Client.connect(server.url, "ann")
     bob = await Client.connect(server.url, "bob")
@@ -160,9 +161,10 @@ async def test_redis_unreachable_at_a_races_start_deals_it_once_acks_nothing_uns
     race = (await ann.create("gate", undo=True)).race["id"]
     await bob.join(race)
     await ann.ready(race)
-    await bob.ready(race)  # the countdown begins
+    starts_at = (await bob.ready(race)).race["starts_at"]  # the countdown begins
     own_redis.stop()
-    await asyncio.sleep(1.5)  # the countdown is over; Redis is still down
+    assert time.time() < starts_at  # Redis is down before the countdown ends
+    await asyncio.sleep(starts_at - time.time() + 0.5)  # the countdown is over; Redis is still down
 
     refused: dict[str, str] = {}
     for name, request in {
