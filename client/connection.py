@@ -564,7 +564,7 @@ class Client:
                 ws = await self._reopen(max(0.1, min(HANDSHAKE_TIMEOUT, deadline - loop.time())))
                 break
             except ClientError as error:
-                if error.code != ErrorCode.RATE_LIMITED:
+                if error.code not in (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE):  # else try again later
                     raise Disconnected(f"the server refused to resume: {error}") from error
                 last, wait = error, max(delay, error.retry_after or 0)
             except (OSError, InvalidHandshake, TimeoutError, ConnectionClosed) as error:

@@ -272,13 +272,7 @@ async def test_the_embedded_redis_killed_mid_race_is_restarted_and_no_acknowledg
     await asyncio.sleep(1)
     killed = redis_pid(server)
     os.kill(killed, signal.SIGKILL)
-    for _ in range(100):  # the supervisor brings it back
-        await asyncio.sleep(0.1)
-        with contextlib.suppress(FileNotFoundError, ValueError):
-            if redis_pid(server) != killed and await healthz(server) == 200:
-                break
-    else:
-        raise AssertionError("the embedded Redis was not restarted")
+    await wait_for_a_new_redis(server, killed)  # the supervisor brings it back
     await playing
     assert sum(bot.unavailable for bot in bots) > 0  # the bots did play through the outage
     assert min(len(bot.acked) for bot in bots) > 50
@@ -290,6 +284,31 @@ async def test_the_embedded_redis_killed_mid_race_is_restarted_and_no_acknowledg
     assert server.process is not None and server.process.poll() is None
     assert server.stop() == 0
     assert any("the embedded Redis (pid" in line and "died" in line for line in server.output)
+
+
+async def wait_for_a_new_redis(server: ServerProcess, killed: int) -> None:
+    """Wait until the server's embedded Redis is another process than ``killed`` and the server reaches it."""
+    for _ in range(100):
+        await asyncio.sleep(0.1)
+        with contextlib.suppress(FileNotFoundError, ValueError):
+            if redis_pid(server) != killed and await healthz(server) == 200:
+                return
+    raise AssertionError("the embedded Redis was not restarted")
+
+
+@pytest.mark.skipif(bool(REDIS_URL), reason="kills the embedded Redis")
+async def test_an_adopted_embedded_redis_is_supervised_too(server: ServerProcess) -> None:
+    """Issue 9 item 3: the Redis left by a SIGKILLed server is no child of the next one, and is watched all the same."""
+    ann = await Client.connect(server.url, "ann")
+    race = (await ann.create("golf")).race["id"]
+    adopted = redis_pid(server)
+    server.kill()
+    server.start()  # adopts the running Redis
+    assert redis_pid(server) == adopted
+    os.kill(adopted, signal.SIGKILL)
+    await wait_for_a_new_redis(server, adopted)
+    assert (await with_retries(ann.snapshot, race)).race["status"] == "open"
+    assert (await with_retries(ann.ready, race)).race["players"][0]["ready"]
 
 
 @pytest.mark.skipif(bool(REDIS_URL), reason="kills the embedded Redis")
