@@ -62,16 +62,18 @@ _BATCH = """
 local results = {}
 for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
   if w[1] == 'a' then
-    local length = redis.call('LLEN', w[3])
     if redis.call('EXISTS', w[2]) == 1 then
       results[i] = 0
-    elseif length == w[4] then
-      results[i] = redis.call('RPUSH', w[3], w[5])
-      if w[6] then
-        redis.call('HSET', w[6], w[7], w[8])
-      end
     else
-      results[i] = -1 - length
+      local length = redis.call('LLEN', w[3])
+      if length == w[4] then
+        results[i] = redis.call('RPUSH', w[3], w[5])
+        if w[6] then
+          redis.call('HSET', w[6], w[7], w[8])
+        end
+      else
+        results[i] = -1 - length
+      end
     end
   else
     redis.call('SET', w[2], w[3])
@@ -248,9 +250,9 @@ class Store:
         for (_, future), result in zip(batch, results, strict=True):
             if future.done():
                 continue
-            if result < 0:  # only appends fail: the log had another length, or the race is closed
+            if result < 0:  # an append to a log of another length
                 future.set_exception(LogConflict(-1 - int(result)))
-            elif result == 0:
+            elif result == 0:  # an append to a closed race (a save returns 1)
                 future.set_exception(RaceClosed())
             else:
                 future.set_result(int(result))
