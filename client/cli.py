@@ -211,6 +211,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         grace=args.grace,
         idle_timeout=args.idle_timeout,
         max_frame=args.max_frame,
+        max_backlog=args.max_backlog,
         countdown=args.countdown,
         rate=args.rate,
         burst=args.burst,
@@ -286,6 +287,12 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--grace", type=float, default=60.0, help="seconds a disconnected racer keeps the seat")
     server.add_argument("--idle-timeout", type=float, default=600.0, help="seconds before an idle connection closes")
     server.add_argument("--max-frame", type=int, default=16 * 1024, help="largest frame in bytes (default 16384)")
+    server.add_argument(
+        "--max-backlog",
+        type=int,
+        default=1024 * 1024,
+        help="bytes waiting to be sent to a client that does not read before it is closed (default 1048576)",
+    )
     server.add_argument("--countdown", type=float, default=3.0, help="seconds from all ready to the start")
     server.add_argument("--rate", type=float, default=50.0, help="messages per second a connection may average")
     server.add_argument("--burst", type=int, default=200, help="messages a connection may send at once")

@@ -23,6 +23,7 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response as HttpResponse
+from websockets.protocol import OPEN
 
 from parlour.games import CONCEDE, BadOptions, UnknownGame, get_game
 from parlour.protocol import ErrorCode, ProtocolError, encode
@@ -37,7 +38,45 @@ from parlour.server.store import LogConflict, Player, Store
 
 SERVER_NAME = "parlour/0.1"
 log = logging.getLogger("parlour.server")
-FLOOD_CLOSE = 500  # refused messages in a row before a flooding connection is closed
+FLOOD_CLOSE = 500  # the refusal count at which a connection is closed (1008)
+REFUSALS_FORGIVEN = 10.0  # refusals per second the count forgets
+CLOSE_TIMEOUT = 1.0  # seconds a closing handshake may take before the TCP connection is cut
+
+
+class Peer(ServerConnection):
+    """A server connection that closes itself when its peer falls too far behind reading.
+
+    ``serve(..., write_limit=max_backlog)`` makes the transport call :meth:`pause_writing`
+    once more than ``max_backlog`` bytes wait to be sent: the connection is then closed
+    (1008) instead of buffering more, and nothing is queued for it any longer.
+    """
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self.protocol.state is OPEN:
+            close_soon(self, 1008, "too far behind: read your messages")
+
+
+_closing: set[asyncio.Task[None]] = set()  # closes under way that nobody awaits
+
+
+def close_soon(ws: ServerConnection, code: int, reason: str) -> None:
+    """Start :func:`close_within` without waiting for it."""
+    task = asyncio.get_running_loop().create_task(close_within(ws, code, reason))
+    _closing.add(task)
+    task.add_done_callback(_closing.discard)
+
+
+async def close_within(ws: ServerConnection, code: int, reason: str) -> None:
+    """Close ``ws`` with ``code``; cut the TCP connection if that takes over ``CLOSE_TIMEOUT`` s.
+
+    ``ws.close()`` alone waits without limit while the peer does not read what is queued for it.
+    """
+    try:
+        async with asyncio.timeout(CLOSE_TIMEOUT):
+            await ws.close(code, reason)
+    except TimeoutError:
+        ws.transport.abort()
 
 
 @dataclass(eq=False)
@@ -51,7 +90,8 @@ class Connection:
     watching: set[str] = field(default_factory=set)
     tokens: float = 0.0
     stamp: float = field(default_factory=time.monotonic)  # when the last frame arrived
-    refused: int = 0
+    refusals: float = 0.0  # a leaky count: +1 a refusal, -REFUSALS_FORGIVEN a second
+    refused_at: float = 0.0  # monotonic time of the last refusal
     frame_started: float = 0.0  # perf_counter when the frame being served arrived
 
     def __post_init__(self) -> None:
@@ -66,11 +106,17 @@ class Connection:
             return None
         return (1 - self.tokens) / self.rate
 
-    def send(self, message: Message) -> None:
-        """Queue ``message`` for the peer without waiting (a closed connection drops it).
+    def refuse(self, now: float) -> bool:
+        """Count one refusal; return True once the connection has too many to stay open."""
+        forgiven = (now - self.refused_at) * REFUSALS_FORGIVEN
+        self.refusals = max(0.0, self.refusals - forgiven) + 1
+        self.refused_at = now
+        return self.refusals >= FLOOD_CLOSE
 
-        Peers await replies before sending more, and the rate limit bounds the rest, so
-        the write buffer cannot grow without bound.
+    def send(self, message: Message) -> None:
+        """Queue ``message`` for the peer without waiting (a closed or closing connection drops it).
+
+        A peer that lets too much pile up is closed (:class:`Peer`), so this never waits.
         """
         broadcast([self.ws], encode(message))
 
@@ -145,15 +191,20 @@ class Server:
             task.cancel()
         farewell = m.Error(code=ErrorCode.SHUTTING_DOWN, message="the server is shutting down; reconnect soon")
         self._broadcast(self.connections, farewell)
-        closing = [asyncio.create_task(conn.ws.close(1001, "server shutting down")) for conn in self.connections]
+        closing = [asyncio.create_task(close_within(c.ws, 1001, "server shutting down")) for c in self.connections]
         if closing:
-            await asyncio.wait(closing, timeout=1)
+            await asyncio.wait(closing)
 
     def _gauges(self) -> dict[str, float]:
         by_status = defaultdict(int)
         for race in self.races.values():
             by_status[race.status.value] += 1
-        gauges: dict[str, float] = {"connections": len(self.connections)}
+        gauges: dict[str, float] = {
+            "connections": len(self.connections),
+            "players_connected": len(self.by_player),
+            "players_seated": len(self.unfinished),  # players with a seat in an unfinished race
+            "races_watched": len(self.watchers),
+        }
         for status in Status:
             gauges[f"races_{status.value}"] = by_status[status.value]
         return gauges
@@ -185,10 +236,10 @@ class Server:
         self.metrics.connections_total += 1
         try:
             async for frame in ws:
-                await self._serve_frame(conn, frame)
-                if conn.refused >= FLOOD_CLOSE:
-                    await ws.close(1008, "too many refused messages")
+                if await self._serve_frame(conn, frame):
+                    await close_within(ws, 1008, "too many refused messages")
                     return
+                await asyncio.sleep(0)  # frames already received must not keep other connections waiting
         except ConnectionClosed:
             pass
         finally:
@@ -203,9 +254,10 @@ class Server:
             idle = [c for c in self.connections if c.stamp < cutoff]
             for conn in idle:
                 self._refuse(conn, None, ProtocolError(ErrorCode.IDLE_TIMEOUT, "no message for too long"))
-            await asyncio.gather(*(c.ws.close(1000, "idle timeout") for c in idle), return_exceptions=True)
+                close_soon(conn.ws, 1000, "idle timeout")  # a peer that does not read must not hold up the rest
 
-    async def _serve_frame(self, conn: Connection, frame: str | bytes) -> None:
+    async def _serve_frame(self, conn: Connection, frame: str | bytes) -> bool:
+        """Serve one frame; return True if the connection has been refused too much to stay open."""
         conn.frame_started = time.perf_counter()
         request_id = None
         try:
@@ -224,26 +276,29 @@ class Server:
                 reply = await self.handlers[type(message)](conn, message)
             if reply is not None:
                 conn.send(reply)
-            conn.refused = 0
+            return False
         except ProtocolError as error:
-            self._refuse(conn, request_id, error)
+            return self._refuse(conn, request_id, error)
         except Exception:
             log.exception("request %s failed", request_id)
-            self._refuse(conn, request_id, ProtocolError(ErrorCode.INTERNAL, "the server failed; try again"))
+            return self._refuse(conn, request_id, ProtocolError(ErrorCode.INTERNAL, "the server failed; try again"))
 
-    def _refuse(self, conn: Connection, request_id: int | None, error: ProtocolError) -> None:
-        conn.refused += 1
+    def _refuse(self, conn: Connection, request_id: int | None, error: ProtocolError) -> bool:
+        """Send ``error``; return True if the connection has been refused too much to stay open."""
         self.metrics.errors[error.code.value] += 1
         conn.send(m.Error(code=error.code, message=error.message, id=request_id, retry_after=error.retry_after))
+        return conn.refuse(time.monotonic())
 
     def _disconnected(self, conn: Connection) -> None:
         self.connections.discard(conn)
-        for race_id in conn.watching:
-            self.watchers[race_id].discard(conn)
+        for race_id in list(conn.watching):
+            self._unwatch(conn, race_id)
         if conn.player is None:
             return
-        peers = self.by_player[conn.player.id]
+        peers = self.by_player.get(conn.player.id, set())
         peers.discard(conn)
+        if not peers:
+            self.by_player.pop(conn.player.id, None)
         if peers or self.closing:
             return
         now = time.time()
@@ -347,7 +402,7 @@ class Server:
         player = self._player(conn)
         race = self._race(msg.race)
         race.leave(player.id)
-        self.unfinished[player.id].discard(race.id)
+        self._settled(player.id, race.id)
         self._cancel(("start", race.id))
         if race.seats:
             await self.store.save_race(race)
@@ -464,8 +519,7 @@ class Server:
         return m.Spectating(id=msg.id, race=race.summary(), boards=boards)
 
     async def on_unspectate(self, conn: Connection, msg: m.Unspectate) -> Message:
-        self.watchers[msg.race].discard(conn)
-        conn.watching.discard(msg.race)
+        self._unwatch(conn, msg.race)
         return m.Ok(id=msg.id)
 
     async def on_replay(self, conn: Connection, msg: m.Replay) -> Message:
@@ -537,7 +591,7 @@ class Server:
             return
         results = race.finish(time.time() if now is None else now)
         for seat in race.seats:
-            self.unfinished[seat.player].discard(race.id)
+            self._settled(seat.player, race.id)
         graces = [("grace", race.id, index) for index in range(len(race.seats))]
         for key in [("start", race.id), ("deadline", race.id), *graces]:
             self._cancel(key)
@@ -615,12 +669,29 @@ class Server:
         self.codes.pop(race.code, None)
         self.watchers.pop(race.id, None)
         for index, seat in enumerate(race.seats):
-            self.unfinished[seat.player].discard(race.id)
+            self._settled(seat.player, race.id)
             self.history.pop((race.id, index), None)
             self.locks.pop((race.id, index), None)
 
+    def _settled(self, player: str, race_id: str) -> None:
+        """Note that ``player`` has no unfinished seat in ``race_id`` (any more)."""
+        races = self.unfinished.get(player)
+        if races is not None:
+            races.discard(race_id)
+            if not races:
+                del self.unfinished[player]
+
+    def _unwatch(self, conn: Connection, race_id: str) -> None:
+        """Stop ``conn`` watching ``race_id``; nothing is kept for a race nobody watches."""
+        conn.watching.discard(race_id)
+        watchers = self.watchers.get(race_id)
+        if watchers is not None:
+            watchers.discard(conn)
+            if not watchers:
+                del self.watchers[race_id]
+
     def _check_race_limit(self, player: Player) -> None:
-        mine = len(self.unfinished[player.id])
+        mine = len(self.unfinished.get(player.id, ()))
         if mine >= self.config.max_races:
             raise ProtocolError(ErrorCode.TOO_MANY_RACES, f"you are already in {mine} races (the limit)")
 
@@ -704,4 +775,4 @@ def replay_of(race: Race) -> dict[str, Any]:
     }
 
 
-__all__ = ["Connection", "Server", "replay_of"]
+__all__ = ["Connection", "Peer", "Server", "replay_of"]

@@ -14,6 +14,7 @@ class Config:
     data_dir: Path | None = None  # None: the default data directory
     password: str | None = None  # a private server asks every hello for it
     max_frame: int = 16 * 1024  # bytes; larger frames close the connection (1009)
+    max_backlog: int = 1024 * 1024  # bytes waiting to be sent to a connection before it is closed (1008)
     rate: float = 50.0  # messages per second a connection may send on average
     burst: int = 200  # messages a connection may send at once
     max_races: int = 5  # open and live races a player may be seated in
