@@ -172,6 +172,7 @@ async def test_a_client_that_never_reads_is_closed_and_the_server_memory_stays_b
 
     closed = await send_until_closed(ws, msgpack.packb({"type": "lobby", "id": 1}), 15, grown_too_much)
     growth = max(peak) - before
+    print(f"never read: closed {closed}, growth {growth:.1f} MB")
     assert closed, f"not closed; the server grew by {growth:.0f} MB"
     assert growth < 50, f"the server grew by {growth:.0f} MB"
     await assert_serving(server.url)
@@ -225,6 +226,7 @@ async def test_unspectating_made_up_races_leaves_nothing_behind(server_factory: 
     before = rss_mb(server)
     await unspectate(100_000, made_up=True)
     growth = rss_mb(server) - before
+    print(f"unspectate: growth {growth:.1f} MB")
     assert growth < 10, f"the server grew by {growth:.1f} MB"
     assert gauge(server, "races_watched") == 0
 
