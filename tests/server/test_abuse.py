@@ -48,6 +48,24 @@ async def control_race(url: str) -> tuple[Raw, str, dict[str, Any]]:
     return a, race, start
 
 
+async def play(control: Raw, race: str, move: Any, seconds: float) -> list[float]:
+    """Play move, undo, move, ... for ``seconds``, one entry every 10 ms; the sorted round trips."""
+    round_trips = []
+    seq = 0
+    finish = time.monotonic() + seconds
+    while time.monotonic() < finish:
+        request = {"type": "undo", "race": race, "seq": seq}
+        if seq % 2 == 0:
+            request = {"type": "move", "race": race, "seq": seq, "move": move}
+        sent = time.perf_counter()
+        reply = await control.call(request)
+        round_trips.append(time.perf_counter() - sent)
+        assert reply["type"] == "ack", reply
+        seq += 1
+        await asyncio.sleep(0.01)
+    return sorted(round_trips)
+
+
 async def flood(url: str, token: str, pulse: bool) -> int | None:
     """Identify, then send pings as fast as the socket takes them while reading every reply.
 
@@ -97,24 +115,57 @@ async def test_one_flooding_connection_does_not_freeze_other_races_and_is_closed
 
     task = asyncio.create_task(flooders())
     await asyncio.sleep(0.2)  # the first flood is under way
-    round_trips = []
-    seq = 0
-    finish = time.monotonic() + 4
-    while time.monotonic() < finish:
-        request = {"type": "undo", "race": race, "seq": seq}
-        if seq % 2 == 0:
-            request = {"type": "move", "race": race, "seq": seq, "move": move}
-        sent = time.perf_counter()
-        reply = await control.call(request)
-        round_trips.append(time.perf_counter() - sent)
-        assert reply["type"] == "ack", reply
-        seq += 1
-        await asyncio.sleep(0.01)
+    round_trips = await play(control, race, move, 4)
     flooding = False
     await asyncio.wait_for(task, 30)
-    round_trips.sort()
     p99 = round_trips[int(len(round_trips) * 0.99)]
     print(f"p99 {p99 * 1000:.1f} ms, worst {round_trips[-1] * 1000:.1f} ms, {len(round_trips)} moves, codes {codes}")
+    assert codes and all(code == 1008 for code in codes), codes
+    assert p99 < 0.1, f"p99 {p99 * 1000:.0f} ms over {len(round_trips)} moves; worst {round_trips[-1] * 1000:.0f} ms"
+    await assert_serving(server.url)
+
+
+async def ping_flood(url: str, token: str) -> int | None:
+    """Send WebSocket Ping frames (not messages) as fast as the socket takes them, for up to 5 s.
+
+    Returns the close code the server sent, or None.
+    """
+    peer = await Raw.connect(url, "pinger", token=token)
+    pings = b"\x89\x80\x00\x00\x00\x00" * 10_000  # masked Pings with no payload (mask 0)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not peer.ws.transport.is_closing():
+        if peer.ws.transport.get_write_buffer_size() < 1_000_000:
+            peer.ws.transport.write(pings)  # below the library: its ping() waits for each pong
+        await asyncio.sleep(0.001)
+    await asyncio.sleep(0.1)
+    rcvd = peer.ws.protocol.close_rcvd
+    peer.ws.transport.abort()
+    return rcvd.code if rcvd is not None else None
+
+
+async def test_a_websocket_ping_flood_is_closed_and_does_not_freeze_other_races(server: ServerProcess) -> None:
+    """Item 4: WebSocket Pings are answered inside the websocket library, where no message rate
+    limit sees them. While connections flood Pings one after another for 4 s, a control racer
+    keeps a p99 round trip under 100 ms (one flood held the loop for 0.5 s per read before), and
+    every pinger is closed with 1008."""
+    control, race, start = await control_race(server.url)
+    move = start["view"]["moves"][0]
+    first = await Raw.connect(server.url, "pinger")
+    await first.ws.close()
+    flooding = True
+    codes: list[int | None] = []
+
+    async def pingers() -> None:
+        while flooding:
+            codes.append(await ping_flood(server.url, first.token))
+
+    task = asyncio.create_task(pingers())
+    await asyncio.sleep(0.2)
+    round_trips = await play(control, race, move, 4)
+    flooding = False
+    await asyncio.wait_for(task, 30)
+    p99 = round_trips[int(len(round_trips) * 0.99)]
+    print(f"ping flood: p99 {p99 * 1000:.1f} ms, worst {round_trips[-1] * 1000:.1f} ms, codes {codes}")
     assert codes and all(code == 1008 for code in codes), codes
     assert p99 < 0.1, f"p99 {p99 * 1000:.0f} ms over {len(round_trips)} moves; worst {round_trips[-1] * 1000:.0f} ms"
     await assert_serving(server.url)
@@ -149,7 +200,7 @@ asyncio.run(main(sys.argv[1]))
 async def test_frames_queued_by_one_connection_do_not_hold_up_the_others(server_factory: Any) -> None:
     """Item 4: with no rate limit to stop it, another process's 100,000 pings (which the server
     reads thousands at a time) are served one per turn of the loop: a control connection's
-    pings still come back with a p99 under 100 ms (200 to 350 ms when a batch is served at once)."""
+    pings still come back with a p99 under 100 ms (200 to 450 ms when a batch is served at once)."""
     server = server_factory("--rate", "1000000", "--burst", "1000000")
     server.start()
     control = await Raw.connect(server.url, "control")
