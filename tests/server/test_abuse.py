@@ -304,6 +304,23 @@ async def test_a_peer_that_never_reads_does_not_wedge_the_idle_reaper(server_fac
     assert closed  # the deaf peer is gone too
 
 
+async def test_shutdown_does_not_wait_for_a_peer_that_never_reads(server_factory: Any) -> None:
+    """Item 5: SIGTERM with a peer whose buffers are full: the server still exits, cleanly, at once
+    (it waited for that peer forever before)."""
+    server = server_factory("--rate", "4000", "--burst", "4000", "--max-races", "30")
+    server.start()
+    await open_races(server.url)
+    ws = await deaf(server.url, "deaf")
+    lobby = msgpack.packb({"type": "lobby", "id": 1})
+    for _ in range(1000):  # about 10 MB of replies it will never read, more than every socket buffer holds
+        await ws.send(lobby)
+    await asyncio.sleep(0.5)
+    started = time.monotonic()
+    status = await asyncio.to_thread(server.stop)
+    took = time.monotonic() - started
+    assert status == 0 and took < 5, f"exit status {status} after {took:.1f} s"
+
+
 def gauge(server: ServerProcess, name: str) -> float:
     """A value from the server's ``/metrics``."""
     with urllib.request.urlopen(f"{server.http}/metrics", timeout=5) as response:
