@@ -263,7 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--time-limit", type=int, default=600, help="seconds (default 600)")
     create.add_argument("--private", action="store_true", help="not listed: others join with the code")
     create.add_argument("--undo", action="store_true", help="allow undo")
-    create.add_argument("--delay", type=int, default=0, help="with --live-boards: seconds spectators see the boards late")
+    create.add_argument(
+        "--delay", type=int, default=0, help="with --live-boards: seconds spectators see the boards late"
+    )
     create.add_argument(
         "--live-boards",
         action="store_true",
