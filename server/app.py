@@ -476,7 +476,7 @@ class Server:
         self.watchers[race.id].add(conn)
         conn.watching.add(race.id)
         boards = []
-        if race.status in (Status.RUNNING, Status.FINISHED):  # no boards of a running race without live_boards
+        if race.status in (Status.RUNNING, Status.FINISHED):  # _delayed says which boards spectators may see
             cutoff = time.time() - race.settings.spectator_delay
             for index in range(len(race.seats)):
                 shown = self._delayed(race, index, cutoff)
