@@ -21,6 +21,7 @@ from typing import Any
 
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import Frame, Opcode
 from websockets.http11 import Request as HttpRequest
 from websockets.http11 import Response as HttpResponse
 from websockets.protocol import OPEN
@@ -42,15 +43,45 @@ log = logging.getLogger("parlour.server")
 FLOOD_CLOSE = 500  # the refusal count at which a connection is closed (1008)
 REFUSALS_FORGIVEN = 10.0  # refusals per second the count forgets
 CLOSE_TIMEOUT = 1.0  # seconds a closing handshake may take before the TCP connection is cut
+READ_SIZE = 16 * 1024  # bytes read from a socket at once, and parsed into frames without a pause
+PING_RATE = 1.0  # WebSocket Pings a second a peer may send on average
+PING_BURST = 20  # WebSocket Pings a peer may send at once
 
 
 class Peer(ServerConnection):
-    """A server connection that closes itself when its peer falls too far behind reading.
+    """A server connection that keeps one peer from holding up the others.
 
-    ``serve(..., write_limit=max_backlog)`` makes the transport call :meth:`pause_writing`
-    once more than ``max_backlog`` bytes wait to be sent: the connection is then closed
-    (1008) instead of buffering more, and nothing is queued for it any longer.
+    - One read from its socket, and the frames the library parses from it before anything
+      else runs, is at most ``READ_SIZE`` bytes instead of asyncio's 256 KiB.
+    - ``serve(..., write_limit=max_backlog)`` makes the transport call :meth:`pause_writing`
+      once more than ``max_backlog`` bytes wait to be sent: the connection is then closed
+      (1008) instead of buffering more, and nothing is queued for it any longer.
+    - WebSocket Pings (answered inside the library, so no rate limit of ours sees them) have
+      a bucket of their own; a peer that empties it is closed (1008) and not read any more.
     """
+
+    ping_tokens: float = PING_BURST
+    pinged_at: float = 0.0
+    flooded: bool = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        # The size CPython's selector transport passes to recv() (an instance attribute
+        # shadows its class default; another event loop ignores it). Shrinking the socket's
+        # SO_RCVBUF instead also shrinks the TCP window and stalls the connection.
+        transport.max_size = READ_SIZE  # type: ignore[attr-defined]
+        super().connection_made(transport)
+
+    def process_event(self, event: Any) -> None:
+        if isinstance(event, Frame) and event.opcode is Opcode.PING and not self.flooded:
+            now = time.monotonic()
+            self.ping_tokens = min(PING_BURST, self.ping_tokens + (now - self.pinged_at) * PING_RATE)
+            self.pinged_at = now
+            self.ping_tokens -= 1
+            if self.ping_tokens < 0 and self.protocol.state is OPEN:
+                self.flooded = True
+                self.transport.pause_reading()  # whatever else it sends is not even parsed
+                close_soon(self, 1008, "too many pings")
+        super().process_event(event)
 
     def pause_writing(self) -> None:
         super().pause_writing()
