@@ -221,8 +221,9 @@ async def test_an_idle_connection_is_told_and_closed(server_factory: Any) -> Non
 async def test_a_bin_key_in_options_or_anywhere_is_refused_with_bad_frame_not_internal(server: ServerProcess) -> None:
     peer = await Raw.connect(server.url)
     create = {"type": "create", "id": 1, "game": "the-chance", "options": {b"sequence": "suit"}}
-    top = {"type": "ping", "id": 2, b"pad": 1}
-    for message in (create, top):
+    mixed = {"type": "create", "id": 2, "game": "the-chance", "options": {"colour": "red", b"sequence": "suit"}}
+    top = {"type": "ping", "id": 3, b"pad": 1}
+    for message in (create, mixed, top):
         await peer.send(msgpack.packb(message, use_bin_type=True))
         reply = await peer.recv()
         assert reply["type"] == "error" and reply["code"] == "bad_frame", reply  # the spec: non-string map keys
