@@ -187,6 +187,7 @@ def cmd_race(args: argparse.Namespace) -> int:
             "public": not args.private,
             "undo": args.undo,
             "spectator_delay": args.delay,
+            "live_boards": args.live_boards,
         }
     session = race(args.server, args.name, args.action, args.target, settings, sys.stdin, sys.stdout)
     return run_client(args.server, session)
@@ -300,7 +301,14 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--time-limit", type=int, default=600, help="seconds (default 600)")
     create.add_argument("--private", action="store_true", help="not listed: others join with the code")
     create.add_argument("--undo", action="store_true", help="allow undo")
-    create.add_argument("--delay", type=int, default=0, help="seconds spectators see the boards late")
+    create.add_argument(
+        "--delay", type=int, default=0, help="with --live-boards: seconds spectators see the boards late"
+    )
+    create.add_argument(
+        "--live-boards",
+        action="store_true",
+        help="show spectators the boards while the race runs (for friends: a racer could watch the others)",
+    )
     join = race_actions.add_parser("join", help="take a seat in a race")
     join.add_argument("target", metavar="CODE", help="the race's join code (or its id)")
     racing.set_defaults(run=cmd_race)

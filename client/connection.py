@@ -293,11 +293,14 @@ class Client:
         public: bool = True,
         undo: bool = False,
         spectator_delay: int = 0,
+        live_boards: bool = False,
     ) -> RaceInfo:
         """Create a race of ``game`` and take seat 0. ``reply.race["id"]`` names it.
 
         ``reply.race["code"]`` is the join code to share for a private race. Next: wait for
-        the other seats to fill (``RaceUpdate`` events), then :meth:`ready`.
+        the other seats to fill (``RaceUpdate`` events), then :meth:`ready`. ``live_boards``
+        shows spectators the boards while the race runs (``spectator_delay`` seconds late):
+        only for friends, since a racer could then watch the others under a second identity.
         """
         return await self._request(
             RaceInfo,
@@ -309,6 +312,7 @@ class Client:
             public=public,
             undo=undo,
             spectator_delay=spectator_delay,
+            live_boards=live_boards,
         )
 
     async def join(self, race: str | None = None, *, code: str | None = None) -> RaceInfo:

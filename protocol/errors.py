@@ -20,6 +20,7 @@ class ErrorCode(enum.StrEnum):
     ALREADY_IDENTIFIED = "already_identified"  # a second hello on one connection
     BAD_TOKEN = "bad_token"  # the token names no identity
     BAD_PASSWORD = "bad_password"  # the server's password is missing or wrong
+    BAD_NAME = "bad_name"  # a display name with control or format characters, or blank at either end
     # Lobby and races.
     UNKNOWN_GAME = "unknown_game"
     BAD_OPTIONS = "bad_options"

@@ -109,6 +109,7 @@ class Create(Request):
     public: bool = True
     undo: bool = False
     spectator_delay: int = limits(0, 3_600, 0)
+    live_boards: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -31,6 +31,7 @@ from parlour.protocol import messages as m
 from parlour.protocol.codec import decode_map, message_from_map
 from parlour.protocol.messages import PROTOCOL_VERSION, REQUESTS, Message
 from parlour.protocol.replay import REPLAY_FORMAT
+from parlour.protocol.text import name_problem, printable
 from parlour.server.config import Config
 from parlour.server.limits import Backoff, Buckets, address_of
 from parlour.server.metrics import Metrics
@@ -40,7 +41,6 @@ from parlour.server.store import LogConflict, Player, Store
 SERVER_NAME = "parlour/0.1"
 log = logging.getLogger("parlour.server")
 FLOOD_CLOSE = 500  # refused messages in a row before a flooding connection is closed
-LOBBY_PAGE = 50  # races in a lobby page unless the request asks for fewer or more (at most 100)
 # Wrong join codes (per player and per address) and wrong passwords (per address): 5 are free,
 # then each one doubles the wait before the next try, from 1 s up to 5 min; 10 min without one
 # forgets them.
@@ -60,6 +60,7 @@ class Connection:
     stamp: float = field(default_factory=time.monotonic)  # when the last frame arrived
     refused: int = 0
     frame_started: float = 0.0  # perf_counter when the frame being served arrived
+    number: int = 0  # counts connections since the server started; names this one in the log
 
     def __post_init__(self) -> None:
         self.tokens = float(self.burst)
@@ -205,12 +206,16 @@ class Server:
     # --- the connection loop ---------------------------------------------------------
 
     async def handle(self, ws: ServerConnection) -> None:
-        conn = Connection(ws, self.config.rate, self.config.burst)
-        self.connections.add(conn)
         self.metrics.connections_total += 1
+        conn = Connection(ws, self.config.rate, self.config.burst, number=self.metrics.connections_total)
+        self.connections.add(conn)
+        log.info("connection %d opened from %s", conn.number, _address(ws))
         try:
             async for frame in ws:
                 await self._serve_frame(conn, frame)
+                if self.closing:  # the frame was answered with shutting_down
+                    await ws.close(1001, "server shutting down")
+                    return
                 if conn.refused >= FLOOD_CLOSE:
                     await ws.close(1008, "too many refused messages")
                     return
@@ -238,6 +243,8 @@ class Server:
             raw = decode_map(frame)
             if type(raw.get("id")) is int:
                 request_id = raw["id"]
+            if self.closing:  # a connection opened during the shutdown missed the farewell notice
+                raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is shutting down; reconnect soon")
             if wait is not None:  # refused after reading the id, so the client knows which request
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down", retry_after=wait)
             message = message_from_map(raw, REQUESTS)
@@ -263,6 +270,7 @@ class Server:
 
     def _disconnected(self, conn: Connection) -> None:
         self.connections.discard(conn)
+        log.info("connection %d closed", conn.number)
         for race_id in conn.watching:
             self.watchers[race_id].discard(conn)
         if conn.player is None:
@@ -298,6 +306,9 @@ class Server:
             if not secrets.compare_digest((msg.password or "").encode(), self.config.password.encode()):
                 self.wrong_passwords.failed(address, now)
                 raise ProtocolError(ErrorCode.BAD_PASSWORD, "this server needs its password in the hello")
+        problem = name_problem(msg.name)
+        if problem is not None:
+            raise ProtocolError(ErrorCode.BAD_NAME, problem)
         token = None
         if msg.token is None:
             wait = self.new_identities.wait(address, now)
@@ -315,6 +326,7 @@ class Server:
                 player = Player(player.id, msg.name, msg.bot)
         conn.player = player
         self.by_player[player.id].add(conn)
+        log.info("connection %d identified as %s (%s)", conn.number, player.id, printable(player.name))
         live = []
         for race in self.races.values():
             index = race.seat_of(player.id)
@@ -388,12 +400,14 @@ class Server:
             public=msg.public,
             undo=msg.undo,
             spectator_delay=msg.spectator_delay,
+            live_boards=msg.live_boards,
         )
         race = Race(id=secrets.token_hex(5), settings=settings, created_by=player.id, created_at=time.time())
         race.join(player.id, player.name, player.bot)
         self._adopt(race)  # notes the creator's seat too
         self._schedule_open_expiry(race)
         await self.store.save_race(race)
+        log.info("race %s created by %s: %s for %d", race.id, player.id, game.name, settings.seats)
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
     async def on_join(self, conn: Connection, msg: m.Join) -> Message:
@@ -402,14 +416,18 @@ class Server:
         race = self.races.get(race_id or "")
         if race is None or (msg.code is None and not race.settings.public and race.seat_of(player.id) is None):
             raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no open race with that id or code")
-        if race.seat_of(player.id) is None:
+        new = race.seat_of(player.id) is None
+        if new:
             self._check_race_limit(player)
-            race.join(player.id, player.name, player.bot)
+        seat = race.join(player.id, player.name, player.bot)
+        if new:
             race.joined_at = time.time()
             self._schedule_open_expiry(race)
         self._cancel(("abandoned", race.id))  # the joiner is here
         self.unfinished[player.id].add(race.id)
         await self.store.save_race(race)
+        if new:
+            log.info("race %s joined by %s, seat %d", race.id, player.id, seat)
         self._announce(race)
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
@@ -419,12 +437,14 @@ class Server:
         race.leave(player.id)
         self.unfinished[player.id].discard(race.id)
         self._cancel(("start", race.id))
+        log.info("race %s left by %s", race.id, player.id)
         if race.seats:
             await self.store.save_race(race)
             self._announce(race)
         else:
             await self.store.delete_race(race.id)
             self._forget(race)
+            log.info("race %s deleted: no seat left", race.id)
         return m.Ok(id=msg.id)
 
     async def on_ready(self, conn: Connection, msg: m.Ready) -> Message:
@@ -498,6 +518,8 @@ class Server:
         """Tell the other racers (and the mover's other connections), the spectators; finish if all are done."""
         seat = race.seats[index]
         others = [c for s in race.seats for c in self.by_player.get(s.player, ()) if c is not origin]
+        if not race.settings.live_boards:  # spectators who see no boards follow the race as racers do
+            others += self._spectators(race)
         if others:  # no message is built for nobody: this runs on every move
             self._broadcast(others, m.Progress(race=race.id, **race.progress(index)))
         self._watch(race, index)
@@ -524,7 +546,7 @@ class Server:
         self.watchers[race.id].add(conn)
         conn.watching.add(race.id)
         boards = []
-        if race.status in (Status.RUNNING, Status.FINISHED):
+        if race.status in (Status.RUNNING, Status.FINISHED):  # _delayed says which boards spectators may see
             cutoff = time.time() - race.settings.spectator_delay
             for index in range(len(race.seats)):
                 shown = self._delayed(race, index, cutoff)
@@ -583,11 +605,13 @@ class Server:
             return
         race.start(time.time())
         await self.store.save_race(race)
-        for index, seat in enumerate(race.seats):
-            # A racer may not watch their own live race, even if they watched it before the start.
+        # A racer may not watch their own live race, even if they watched it before the start:
+        # every racer stops watching before any opening board goes out.
+        for seat in race.seats:
             for conn in self.by_player.get(seat.player, ()):
                 self.watchers[race.id].discard(conn)
                 conn.watching.discard(race.id)
+        for index, seat in enumerate(race.seats):
             start = m.Start(
                 race=race.id,
                 seat=index,
@@ -597,10 +621,12 @@ class Server:
                 view=race.game.view(seat.state, "player"),
             )
             self._send_player(seat.player, start)
-            self._watch(race, index)  # spectators get every opening board
             if not self.by_player.get(seat.player):
                 self._schedule(("grace", race.id, index), time.time() + self.config.grace, self._grace, race, index)
         self._announce(race)
+        for index in range(len(race.seats)):
+            self._watch(race, index)  # the opening boards, where spectators see boards
+        log.info("race %s started", race.id)
         self._schedule(("deadline", race.id), race.deadline or 0, self._deadline, race)
         if race.all_over():
             await self._finish(race)
@@ -646,8 +672,14 @@ class Server:
             commitment=race.commitment or "",
         )
         self._send_seats(race, end)
-        self._broadcast(self.watchers.get(race.id, ()), end)
+        spectators = self._spectators(race)
+        if spectators and not race.settings.live_boards:  # the boards they could not see: now final
+            for index, seat in enumerate(race.seats):
+                view = race.game.view(seat.state, "public")
+                self._broadcast(spectators, m.Watch(race=race.id, seat=index, seq=seat.seq, view=view))
+        self._broadcast(spectators, end)
         self._announce(race)
+        log.info("race %s finished", race.id)
         self._schedule(("evict", race.id), time.time() + self.config.keep_finished, self._evict, race)
         try:
             await self.store.save_race(race)
@@ -751,7 +783,8 @@ class Server:
         if race.status is not Status.FINISHED:
             for seat in race.seats:
                 self.unfinished[seat.player].add(race.id)
-        if race.status in (Status.RUNNING, Status.FINISHED) and race.settings.spectator_delay > 0:
+        shown_late = race.settings.live_boards and race.settings.spectator_delay > 0
+        if race.status in (Status.RUNNING, Status.FINISHED) and shown_late:
             for index, seat in enumerate(race.seats):
                 self.history[(race.id, index)] = deque([(time.time() - 10**9, seat.seq, seat.state)])
 
@@ -777,9 +810,21 @@ class Server:
             raise ProtocolError(ErrorCode.TOO_MANY_RACES, f"you are already in {mine} races (the limit)")
 
     def _announce(self, race: Race) -> None:
+        """Send every seated player and spectator a ``race_update``, once per connection."""
         for seat in race.seats:
             self._send_player(seat.player, m.RaceUpdate(race=race.summary(seat.player)))
-        self._broadcast(self.watchers.get(race.id, ()), m.RaceUpdate(race=race.summary()))
+        spectators = self._spectators(race)
+        if spectators:
+            self._broadcast(spectators, m.RaceUpdate(race=race.summary()))
+
+    def _spectators(self, race: Race) -> list[Connection]:
+        """The connections watching ``race`` whose player holds no seat in it: a seated player's
+        connections get each event as a racer, so never twice."""
+        watchers = self.watchers.get(race.id)
+        if not watchers:
+            return []
+        seated = {seat.player for seat in race.seats}
+        return [c for c in watchers if c.player is not None and c.player.id not in seated]
 
     def _send_seats(self, race: Race, message: Message) -> None:
         for seat in race.seats:
@@ -794,11 +839,14 @@ class Server:
             broadcast(sockets, encode(message))
 
     def _watch(self, race: Race, index: int) -> None:
-        """Send spectators the seat's new public view, after the race's delay.
+        """Send spectators the seat's new public view, after the race's delay, if the race
+        shows live boards (otherwise they get the final boards when it ends).
 
         A delayed update goes to whoever watches when it falls due, so a spectator who
         arrives during the delay still sees every board after the one it was shown.
         """
+        if not race.settings.live_boards:
+            return
         seat = race.seats[index]
         seq, state = seat.seq, seat.state
         delay = race.settings.spectator_delay
@@ -815,7 +863,7 @@ class Server:
             watchers = self.watchers.get(race.id)
             if watchers:
                 view = race.game.view(state, "public")
-                self._broadcast(watchers, m.Watch(race=race.id, seat=index, seq=seq, view=view))
+                self._broadcast(self._spectators(race), m.Watch(race=race.id, seat=index, seq=seq, view=view))
 
         if delay <= 0:
             send()
@@ -823,9 +871,12 @@ class Server:
             asyncio.get_running_loop().call_later(delay, send)
 
     def _delayed(self, race: Race, index: int, cutoff: float) -> tuple[int, Any] | None:
-        """The seat's latest board from no later than ``cutoff`` (its current one without a delay)."""
+        """The seat's board a spectator may see: with live boards its latest from no later than
+        ``cutoff`` (its current one without a delay); otherwise its final one, once the race is over."""
+        seat = race.seats[index]
+        if not race.settings.live_boards:
+            return (seat.seq, seat.state) if race.status is Status.FINISHED else None
         if race.settings.spectator_delay <= 0:
-            seat = race.seats[index]
             return seat.seq, seat.state
         shown = None
         for stamp, seq, state in self.history[(race.id, index)]:
@@ -850,6 +901,12 @@ def _read_cursor(text: str) -> tuple[int, float, str]:
     if key[0] not in (0, 1) or not race_id or key[1] != key[1] or abs(key[1]) == float("inf"):
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "lobby: 'after' must be the 'next' of an earlier reply")
     return key
+
+
+def _address(ws: ServerConnection) -> str:
+    """The peer's host and port, for the log."""
+    peer = ws.remote_address
+    return f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) and len(peer) >= 2 else str(peer)
 
 
 def replay_of(race: Race) -> dict[str, Any]:

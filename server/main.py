@@ -62,6 +62,7 @@ async def serve_forever(config: Config, redis_url: str) -> None:
 def run(config: Config) -> int:
     """Run the server with ``config``; return the process exit status."""
     logging.basicConfig(level=logging.WARNING, format="parlour: %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("parlour").setLevel(logging.INFO)  # one line per connection and race event
     embedded = None
     redis_url = config.redis_url
     if redis_url is None:

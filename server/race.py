@@ -51,6 +51,7 @@ class Settings:
     public: bool = True
     undo: bool = False
     spectator_delay: int = 0  # seconds
+    live_boards: bool = False  # spectators see the boards while the race runs (else only at the end)
 
     def to_map(self) -> dict[str, Any]:
         """Every setting as plain data (``Settings(**map)`` reads it back)."""
@@ -62,6 +63,7 @@ class Settings:
             "public": self.public,
             "undo": self.undo,
             "spectator_delay": self.spectator_delay,
+            "live_boards": self.live_boards,
         }
 
 
@@ -310,7 +312,8 @@ def read_code(text: str) -> str | None:
 
 
 def rank(game: Game[Any], seats: Sequence[Seat], started_at: float) -> list[dict[str, Any]]:
-    """Results, best first: by score (in the game's direction), finish time, fewer moves.
+    """Results, best first, by :func:`ranked_results`: score (in the game's direction), a game
+    played out before a conceded one, finish time, fewer moves.
 
     The rows are ranked as published (the time in seconds from the start, to the
     millisecond), by the rule ``parlour verify`` checks, so anyone can check the order.

@@ -71,7 +71,7 @@ async def test_two_players_race_on_the_same_deal_and_see_only_progress(server: S
 
 
 async def test_a_spectator_watches_live_and_with_a_delay(server: ServerProcess) -> None:
-    ann, _bob, race, start_a, _ = await race_of_two(server.url)
+    ann, _bob, race, start_a, _ = await race_of_two(server.url, live_boards=True)
     sam = await Client.connect(server.url, "sam")
     spectating = await sam.spectate(race)
     assert [b["seat"] for b in spectating.boards] == [0, 1]
@@ -81,7 +81,7 @@ async def test_a_spectator_watches_live_and_with_a_delay(server: ServerProcess) 
     assert watch.seat == 0 and watch.seq == 1
     assert watch.view["board"]["stock"] == view["board"]["stock"] or watch.seq < seq
 
-    delayed_ann, _delayed_bob, delayed, start, _ = await race_of_two(server.url, spectator_delay=1)
+    delayed_ann, _delayed_bob, delayed, start, _ = await race_of_two(server.url, spectator_delay=1, live_boards=True)
     await sam.spectate(delayed)
     moved_at = asyncio.get_running_loop().time()
     await delayed_ann.move(delayed, 0, start.view["moves"][0])
@@ -237,7 +237,7 @@ async def test_a_racer_watching_before_the_start_stops_watching_at_the_start(ser
     ann = await Client.connect(server.url, "ann")
     bob = await Client.connect(server.url, "bob")
     sam = await Client.connect(server.url, "sam")
-    race = (await ann.create("golf")).race["id"]
+    race = (await ann.create("golf", live_boards=True)).race["id"]
     await bob.join(race)
     await ann.spectate(race)  # allowed: the race has not started
     await sam.spectate(race)
