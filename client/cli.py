@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
 import sys
 from collections.abc import Coroutine, Sequence
@@ -198,6 +199,36 @@ def cmd_watch(args: argparse.Namespace) -> int:
     return run_client(args.server, watch(args.server, args.name, args.race, sys.stdout))
 
 
+PASSWORD_VARIABLE = "PARLOUR_PASSWORD"
+MAX_PASSWORD = 128  # the longest password a hello can carry
+
+
+def server_password(args: argparse.Namespace) -> str | None:
+    """The server's password: ``--password``, else the first line of ``--password-file``, else
+    ``$PARLOUR_PASSWORD``, else none (a server open to all). Giving both flags is an error."""
+    if args.password is not None and args.password_file is not None:
+        raise CommandError("give the password one way: --password or --password-file, not both")
+    if args.password is not None:
+        password = args.password
+    elif args.password_file is not None:
+        try:
+            lines = Path(args.password_file).read_text().splitlines()
+        except OSError as error:
+            raise CommandError(f"cannot read the password file {args.password_file}: {error.strerror}") from None
+        except UnicodeDecodeError:
+            raise CommandError(f"the password file {args.password_file} is not UTF-8 text") from None
+        password = lines[0] if lines else ""
+    elif PASSWORD_VARIABLE in os.environ:
+        password = os.environ[PASSWORD_VARIABLE]
+    else:
+        return None
+    if not password:
+        raise CommandError("the password is empty")
+    if len(password) > MAX_PASSWORD:
+        raise CommandError(f"the password is longer than {MAX_PASSWORD} characters: no hello could carry it")
+    return password
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from parlour.server.config import Config
     from parlour.server.embedded_redis import EmbeddedRedisError
@@ -208,7 +239,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         port=args.port,
         redis_url=args.redis_url,
         data_dir=args.data_dir,
-        password=args.password,
+        password=server_password(args),
         grace=args.grace,
         idle_timeout=args.idle_timeout,
         max_frame=args.max_frame,
@@ -217,6 +248,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
         rate=args.rate,
         burst=args.burst,
         max_races=args.max_races,
+        keep_finished=args.keep_finished,
+        open_timeout=args.open_timeout,
+        abandoned_timeout=args.abandoned_timeout,
+        identity_rate=args.identity_rate,
+        identity_burst=args.identity_burst,
+        race_rate=args.race_rate,
+        race_burst=args.race_burst,
     )
     try:
         return run(config)
@@ -291,7 +329,10 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
     server.add_argument("--redis-url", help="use this Redis (redis://..., unix://...) instead of the embedded one")
     server.add_argument("--data-dir", type=Path, help="the embedded Redis's data directory")
-    server.add_argument("--password", help="make the server private: every hello must give this password")
+    server.add_argument(
+        "--password", help=f"make the server private: every hello must give this password (or set ${PASSWORD_VARIABLE})"
+    )
+    server.add_argument("--password-file", metavar="FILE", help="read the password from the first line of FILE")
     server.add_argument("--grace", type=float, default=60.0, help="seconds a disconnected racer keeps the seat")
     server.add_argument("--idle-timeout", type=float, default=600.0, help="seconds before an idle connection closes")
     server.add_argument("--max-frame", type=int, default=16 * 1024, help="largest frame in bytes (default 16384)")
@@ -305,6 +346,24 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--rate", type=float, default=50.0, help="messages per second a connection may average")
     server.add_argument("--burst", type=int, default=200, help="messages a connection may send at once")
     server.add_argument("--max-races", type=int, default=5, help="open and live races a player may be in")
+    server.add_argument(
+        "--keep-finished", type=float, default=60.0, help="seconds a finished race stays in memory (default 60)"
+    )
+    server.add_argument(
+        "--open-timeout", type=float, default=1800.0, help="seconds an open race waits for a new player (default 1800)"
+    )
+    server.add_argument(
+        "--abandoned-timeout",
+        type=float,
+        default=300.0,
+        help="seconds an open race stays once none of its players is connected (default 300)",
+    )
+    server.add_argument(
+        "--identity-rate", type=float, default=0.2, help="new identities per second one address may average"
+    )
+    server.add_argument("--identity-burst", type=int, default=60, help="new identities one address may make at once")
+    server.add_argument("--race-rate", type=float, default=0.5, help="races per second one player may average")
+    server.add_argument("--race-burst", type=int, default=30, help="races one player may create at once")
     server.set_defaults(run=cmd_serve)
     return parser
 

@@ -10,6 +10,7 @@ served on the same port.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import secrets
 import time
@@ -34,8 +35,9 @@ from parlour.protocol.messages import PROTOCOL_VERSION, REQUESTS, Message
 from parlour.protocol.replay import REPLAY_FORMAT
 from parlour.protocol.text import name_problem, printable
 from parlour.server.config import Config
+from parlour.server.limits import Backoff, Buckets, address_of
 from parlour.server.metrics import Metrics
-from parlour.server.race import CONCEDE_WIRE, UNDO, Race, Settings, Status
+from parlour.server.race import CONCEDE_WIRE, UNDO, Race, Settings, Status, read_code
 from parlour.server.store import LogConflict, Player, Store
 
 SERVER_NAME = "parlour/0.1"
@@ -47,6 +49,10 @@ READ_SIZE = 16 * 1024  # bytes read from a socket at once, and parsed into frame
 PING_RATE = 1.0  # WebSocket Pings a second a peer may send on average
 PING_BURST = 20  # WebSocket Pings a peer may send at once
 
+# Wrong join codes (per player and per address) and wrong passwords (per address): 5 are free,
+# then each one doubles the wait before the next try, from 1 s up to 5 min; 10 min without one
+# forgets them.
+GUESSES = {"free": 5, "base": 1.0, "cap": 300.0, "forget": 600.0}
 
 class Peer(ServerConnection):
     """A server connection that keeps one peer from holding up the others.
@@ -130,6 +136,11 @@ class Connection:
     def __post_init__(self) -> None:
         self.tokens = float(self.burst)
 
+    @property
+    def address(self) -> str:
+        """The peer's address, as the limits on identities and guesses count it."""
+        return address_of(self.ws.remote_address)
+
     def take(self, now: float) -> float | None:
         """Spend one message from the bucket; return the wait in seconds if it is empty."""
         self.tokens = min(self.burst, self.tokens + (now - self.stamp) * self.rate)
@@ -174,6 +185,14 @@ class Server:
         self.running: set[asyncio.Task[None]] = set()  # timers that fired and still work
         self.metrics = Metrics(self._gauges)
         self.closing = False
+        # Public unfinished races as (created_at, id), oldest first: the lobby pages through it.
+        self.listed: list[tuple[float, str]] = []
+        self.replays: dict[str, dict[str, Any]] = {}  # built replays of finished races in memory
+        self.building: dict[str, asyncio.Task[dict[str, Any]]] = {}  # replays being rebuilt from the logs
+        self.new_identities = Buckets(config.identity_rate, config.identity_burst)  # by address
+        self.new_races = Buckets(config.race_rate, config.race_burst)  # by player
+        self.wrong_codes = Backoff(**GUESSES)  # by player and by address
+        self.wrong_passwords = Backoff(**GUESSES)  # by address
         self.handlers: dict[type[Message], Callable[[Connection, Any], Awaitable[Message | None]]] = {
             m.Lobby: self.on_lobby,
             m.Create: self.on_create,
@@ -213,6 +232,9 @@ class Server:
                         self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
             elif race.status is Status.COUNTDOWN:
                 self._schedule(("start", race.id), max(now, race.starts_at or now), self._start, race)
+            if race.status in (Status.OPEN, Status.COUNTDOWN):  # nobody is connected yet
+                self._schedule_open_expiry(race)
+                self._schedule(("abandoned", race.id), now + self.config.abandoned_timeout, self._abandoned, race)
 
     async def shutdown(self) -> None:
         """Tell every client the server is going away and close their connections."""
@@ -239,6 +261,8 @@ class Server:
             "races_watched": len(self.watchers),
         }
         for status in Status:
+            if status is Status.EXPIRED:  # an expired race leaves memory at once
+                continue
             gauges[f"races_{status.value}"] = by_status[status.value]
         return gauges
 
@@ -306,7 +330,7 @@ class Server:
             if self.closing:  # a connection opened during the shutdown missed the farewell notice
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is shutting down; reconnect soon")
             if wait is not None:  # refused after reading the id, so the client knows which request
-                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down", retry_after=round(wait, 3))
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down", retry_after=wait)
             message = message_from_map(raw, REQUESTS)
             if isinstance(message, m.Hello):
                 reply = await self.on_hello(conn, message)
@@ -347,6 +371,10 @@ class Server:
             index = race.seat_of(conn.player.id)
             if index is not None and race.status is Status.RUNNING and race.seats[index].state.ended is None:
                 self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
+        for race_id in self.unfinished.get(conn.player.id, ()):
+            race = self.races.get(race_id)
+            if race is not None and race.status in (Status.OPEN, Status.COUNTDOWN) and not self._attended(race):
+                self._schedule(("abandoned", race.id), now + self.config.abandoned_timeout, self._abandoned, race)
 
     # --- identity and lobby ----------------------------------------------------------
 
@@ -357,15 +385,23 @@ class Server:
             raise ProtocolError(
                 ErrorCode.UNSUPPORTED_VERSION, f"this server speaks protocol version {PROTOCOL_VERSION}"
             )
-        if self.config.password is not None and not secrets.compare_digest(
-            (msg.password or "").encode(), self.config.password.encode()
-        ):
-            raise ProtocolError(ErrorCode.BAD_PASSWORD, "this server needs its password in the hello")
+        address, now = conn.address, time.monotonic()
+        if self.config.password is not None:
+            wait = self.wrong_passwords.wait(address, now)
+            if wait > 0:
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many wrong passwords; wait", retry_after=wait)
+            if not secrets.compare_digest((msg.password or "").encode(), self.config.password.encode()):
+                self.wrong_passwords.failed(address, now)
+                raise ProtocolError(ErrorCode.BAD_PASSWORD, "this server needs its password in the hello")
         problem = name_problem(msg.name)
         if problem is not None:
             raise ProtocolError(ErrorCode.BAD_NAME, problem)
         token = None
         if msg.token is None:
+            wait = self.new_identities.wait(address, now)
+            if wait > 0:
+                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new identities from here; wait", retry_after=wait)
+            self.new_identities.take(address, now)
             player, token = await self.store.create_player(msg.name, msg.bot)
         else:
             found = await self.store.player_by_token(msg.token)
@@ -384,6 +420,7 @@ class Server:
             if index is not None and race.status is not Status.FINISHED:
                 live.append(race.id)
                 self._cancel(("grace", race.id, index))
+                self._cancel(("abandoned", race.id))
         return m.Welcome(
             id=msg.id,
             player=player.id,
@@ -396,13 +433,36 @@ class Server:
         )
 
     async def on_lobby(self, conn: Connection, msg: m.Lobby) -> Message:
+        """One page of the lobby: the player's own unfinished races, then the public ones, newest first.
+
+        The order is by the key (0 for the player's own races, 1 for the others; -created_at; id),
+        and the cursor names the last key shown, so a page costs its own size, not the lobby's.
+        """
         player = self._player(conn)
-        shown = [
-            race.summary(player.id)
-            for race in self.races.values()
-            if race.status is not Status.FINISHED and (race.settings.public or race.seat_of(player.id) is not None)
-        ]
-        return m.Races(id=msg.id, races=shown)
+        after = _read_cursor(msg.after) if msg.after is not None else None
+        page: list[tuple[tuple[int, float, str], Race]] = []
+        mine = [self.races[r] for r in self.unfinished.get(player.id, ()) if r in self.races]
+        for race in sorted(mine, key=lambda r: (-r.created_at, r.id)):
+            key = (0, -race.created_at, race.id)
+            if race.status is not Status.FINISHED and (after is None or key > after):
+                page.append((key, race))
+        stop = len(self.listed)
+        if after is not None and after[0] == 1:
+            stop = bisect.bisect_left(self.listed, (-after[1], after[2]))
+        for index in range(stop - 1, -1, -1):
+            if len(page) > msg.limit:
+                break
+            created_at, race_id = self.listed[index]
+            race = self.races[race_id]
+            if race.status is not Status.FINISHED and race.seat_of(player.id) is None:
+                page.append(((1, -created_at, race_id), race))
+        shown = page[: msg.limit]
+        more = len(page) > msg.limit
+        return m.Races(
+            id=msg.id,
+            races=[race.summary(player.id) for _, race in shown],
+            next=_cursor(shown[-1][0]) if more else None,
+        )
 
     async def on_create(self, conn: Connection, msg: m.Create) -> Message:
         player = self._player(conn)
@@ -414,6 +474,11 @@ class Server:
         except BadOptions as error:
             raise ProtocolError(ErrorCode.BAD_OPTIONS, str(error)) from None
         self._check_race_limit(player)
+        now = time.monotonic()
+        wait = self.new_races.wait(player.id, now)
+        if wait > 0:
+            raise ProtocolError(ErrorCode.RATE_LIMITED, "you are creating races too fast; wait", retry_after=wait)
+        self.new_races.take(player.id, now)
         settings = Settings(
             game=game.name,
             options=options,
@@ -427,13 +492,14 @@ class Server:
         race = Race(id=secrets.token_hex(5), settings=settings, created_by=player.id, created_at=time.time())
         race.join(player.id, player.name, player.bot)
         self._adopt(race)  # notes the creator's seat too
+        self._schedule_open_expiry(race)
         await self.store.save_race(race)
         log.info("race %s created by %s: %s for %d", race.id, player.id, game.name, settings.seats)
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
     async def on_join(self, conn: Connection, msg: m.Join) -> Message:
         player = self._player(conn)
-        race_id = self.codes.get(msg.code.upper()) if msg.code else msg.race
+        race_id = self._race_of_code(conn, msg.code) if msg.code is not None else msg.race
         race = self.races.get(race_id or "")
         if race is None or (msg.code is None and not race.settings.public and race.seat_of(player.id) is None):
             raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no open race with that id or code")
@@ -441,6 +507,10 @@ class Server:
         if new:
             self._check_race_limit(player)
         seat = race.join(player.id, player.name, player.bot)
+        if new:
+            race.joined_at = time.time()
+            self._schedule_open_expiry(race)
+        self._cancel(("abandoned", race.id))  # the joiner is here
         self.unfinished[player.id].add(race.id)
         await self.store.save_race(race)
         if new:
@@ -577,12 +647,39 @@ class Server:
         return m.Ok(id=msg.id)
 
     async def on_replay(self, conn: Connection, msg: m.Replay) -> Message:
-        race = self.races.get(msg.race) or await self.store.load_race(msg.race)
-        if race is None:
-            raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
-        if race.status is not Status.FINISHED:
+        """The replay is built once per race: kept in memory with the race, and in Redis for after."""
+        race = self.races.get(msg.race)
+        if race is not None and race.status is not Status.FINISHED:
             raise ProtocolError(ErrorCode.NOT_FINISHED, "the replay is published when the race ends")
-        return m.ReplayData(id=msg.id, replay=replay_of(race))
+        replay = self.replays.get(msg.race)
+        if replay is None:
+            task = self.building.get(msg.race)
+            if task is None:  # concurrent requests share one build
+                task = self.building[msg.race] = asyncio.ensure_future(self._build_replay(msg.race, race))
+                task.add_done_callback(lambda _: self.building.pop(msg.race, None))
+            replay = await asyncio.shield(task)
+        return m.ReplayData(id=msg.id, replay=replay)
+
+    async def _build_replay(self, race_id: str, race: Race | None) -> dict[str, Any]:
+        """The replay of a finished race: from memory, else as kept in Redis, else rebuilt from the logs (and kept)."""
+        if race is None:
+            kept = await self.store.load_replay(race_id)
+            if kept is not None:
+                return kept
+            race = await self.store.load_race(race_id)
+            if race is None:
+                raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
+            if race.status is not Status.FINISHED:
+                raise ProtocolError(ErrorCode.NOT_FINISHED, "the replay is published when the race ends")
+        replay = replay_of(race)
+        self.metrics.replays_built += 1
+        if race_id in self.races:
+            self.replays[race_id] = replay
+        try:
+            await self.store.save_replay(race_id, replay)
+        except Exception:  # only a cache: the next request builds it again
+            log.exception("the replay of race %s was built but not kept in Redis", race_id)
+        return replay
 
     async def on_ping(self, conn: Connection, msg: m.Ping) -> Message:
         return m.Pong(id=msg.id, time=time.time())
@@ -678,6 +775,53 @@ class Server:
     async def _evict(self, race: Race) -> None:
         self._forget(race)
 
+    def _schedule_open_expiry(self, race: Race) -> None:
+        when = (race.joined_at or race.created_at) + self.config.open_timeout
+        self._schedule(("open", race.id), when, self._open_expired, race)
+
+    async def _open_expired(self, race: Race) -> None:
+        """Nobody joined the race for ``open_timeout``: it expires (in a countdown, once that stops)."""
+        if self.races.get(race.id) is not race:
+            return
+        if race.status is Status.OPEN:
+            await self._expire(race, "nobody joined it for too long")
+        elif race.status is Status.COUNTDOWN:
+            self._schedule(("open", race.id), max(time.time(), race.starts_at or 0) + 1, self._open_expired, race)
+
+    async def _abandoned(self, race: Race) -> None:
+        """None of the race's players came back within ``abandoned_timeout``: it expires."""
+        waiting = race.status in (Status.OPEN, Status.COUNTDOWN)
+        if self.races.get(race.id) is race and waiting and not self._attended(race):
+            await self._expire(race, "none of its players is connected")
+
+    async def _expire(self, race: Race, why: str) -> None:
+        """Remove a race that will not be played: tell its players and spectators, forget it, delete it."""
+        log.info("race %s expired: %s", race.id, why)
+        race.status = Status.EXPIRED
+        self._announce(race)
+        self.metrics.races_expired += 1
+        self._forget(race)
+        await self.store.delete_race(race.id)
+
+    def _attended(self, race: Race) -> bool:
+        """Whether any seated player of the race has a connection."""
+        return any(self.by_player.get(seat.player) for seat in race.seats)
+
+    def _race_of_code(self, conn: Connection, text: str) -> str | None:
+        """The id of the race with join code ``text``; wrong codes cost the guesser (player and address)."""
+        code = read_code(text)
+        if code is None:  # no join code looks like this: not a guess
+            return None
+        player, address, now = self._player(conn).id, conn.address, time.monotonic()
+        wait = max(self.wrong_codes.wait(player, now), self.wrong_codes.wait(address, now))
+        if wait > 0:
+            raise ProtocolError(ErrorCode.RATE_LIMITED, "too many wrong join codes; wait", retry_after=wait)
+        race_id = self.codes.get(code)
+        if race_id is None:
+            self.wrong_codes.failed(player, now)
+            self.wrong_codes.failed(address, now)
+        return race_id
+
     def _schedule(self, key: Any, when: float, action: Callable[..., Awaitable[None]], *args: Any) -> None:
         """Run ``action(*args)`` at unix time ``when``, replacing any timer under ``key``.
 
@@ -720,6 +864,8 @@ class Server:
     def _adopt(self, race: Race) -> None:
         self.races[race.id] = race
         self.codes[race.code] = race.id
+        if race.settings.public and race.status is not Status.FINISHED:
+            bisect.insort(self.listed, (race.created_at, race.id))
         if race.status is not Status.FINISHED:
             for seat in race.seats:
                 self.unfinished[seat.player].add(race.id)
@@ -733,6 +879,12 @@ class Server:
         self.races.pop(race.id, None)
         self.codes.pop(race.code, None)
         self.watchers.pop(race.id, None)
+        self.replays.pop(race.id, None)
+        for key in [("start", race.id), ("open", race.id), ("abandoned", race.id)]:
+            self._cancel(key)
+        where = bisect.bisect_left(self.listed, (race.created_at, race.id))
+        if where < len(self.listed) and self.listed[where] == (race.created_at, race.id):
+            del self.listed[where]
         for index, seat in enumerate(race.seats):
             self._settled(seat.player, race.id)
             self.history.pop((race.id, index), None)
@@ -835,6 +987,23 @@ class Server:
                 break
             shown = (seq, state)
         return shown
+
+
+def _cursor(key: tuple[int, float, str]) -> str:
+    """The lobby cursor after the race with order ``key`` (opaque to clients)."""
+    return f"{key[0]}:{-key[1]!r}:{key[2]}"
+
+
+def _read_cursor(text: str) -> tuple[int, float, str]:
+    group, _, rest = text.partition(":")
+    created, _, race_id = rest.partition(":")
+    try:
+        key = (int(group), -float(created), race_id)
+    except ValueError:
+        key = (-1, 0.0, "")
+    if key[0] not in (0, 1) or not race_id or key[1] != key[1] or abs(key[1]) == float("inf"):
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "lobby: 'after' must be the 'next' of an earlier reply")
+    return key
 
 
 def _address(ws: ServerConnection) -> str:
