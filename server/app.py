@@ -54,6 +54,7 @@ PING_BURST = 20  # WebSocket Pings a peer may send at once
 # forgets them.
 GUESSES = {"free": 5, "base": 1.0, "cap": 300.0, "forget": 600.0}
 
+
 class Peer(ServerConnection):
     """A server connection that keeps one peer from holding up the others.
 
