@@ -234,7 +234,8 @@ def board_heading(name: str | None, seq: int, view: dict[str, Any]) -> str:
 
 
 async def watch(server: str, name: str, race_id: str, stdout: TextIO) -> int:
-    """Print every racer's board as it changes, until the race ends."""
+    """Print every racer's board as it changes (or, in a race without live boards, their progress
+    and then the final boards), until the race ends."""
     term = Terminal(sys.stdin, stdout)
     async with await connect(server, name) as client:
         spectating = await client.spectate(race_id)
@@ -258,6 +259,10 @@ async def watch(server: str, name: str, race_id: str, stdout: TextIO) -> int:
                     return status
             elif isinstance(event, Watch) and event.race == race_id:
                 term.say(f"{board_heading(names.get(event.seat), event.seq, event.view)}\n{game.render(event.view)}")
+            elif isinstance(event, Progress) and event.race == race_id:  # a race without live boards
+                who = names.get(event.seat, f"seat {event.seat}")
+                state = f", {event.ended}" if event.ended else ""
+                term.say(f"  [{who}: score {event.score}, {event.moves} moves{state}]")
             elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
                 names.update({p["seat"]: p["name"] for p in event.race["players"]})
             elif isinstance(event, End) and event.race == race_id:

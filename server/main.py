@@ -24,7 +24,7 @@ from pathlib import Path
 import redis.asyncio as aioredis
 from websockets.asyncio.server import serve
 
-from parlour.server.app import Server
+from parlour.server.app import CLOSE_TIMEOUT, Peer, Server
 from parlour.server.config import Config
 from parlour.server.embedded_redis import EmbeddedRedis, EmbeddedRedisError, default_data_dir
 from parlour.server.store import Store
@@ -84,7 +84,9 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
         compression=None,
         ping_interval=20,
         ping_timeout=20,
-        close_timeout=1,
+        close_timeout=CLOSE_TIMEOUT,
+        create_connection=Peer,
+        write_limit=config.max_backlog,  # past it, Peer closes the connection
     ) as ws_server:
         host, port = next(iter(ws_server.sockets)).getsockname()[:2]
         # Everything so far (modules, recovered races) lives as long as the process: keep it
@@ -109,6 +111,7 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
 def run(config: Config) -> int:
     """Run the server with ``config``; return the process exit status."""
     logging.basicConfig(level=logging.WARNING, format="parlour: %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("parlour").setLevel(logging.INFO)  # one line per connection and race event
     embedded = None
     redis_url = config.redis_url
     if redis_url is None:

@@ -16,6 +16,8 @@ Keys (``{race}`` is a hash tag, so one race's keys live together in a Redis Clus
   stops taking entries (its deadline, or its last game's end). From then on the append
   script refuses every entry to the race, whichever server node sends it: the logs are
   final, and the results are ranked from them.
+- ``parlour:race:{<id>}:replay``: the finished race's replay, a msgpack map, written the
+  first time someone asks for it: later requests read it back instead of rebuilding it.
 - ``parlour:races:active``: the ids of races not finished; ``parlour:races:finished``: a
   sorted set of finished race ids by end time; ``parlour:races:broken``: the ids of races
   that failed to recover, set aside (their keys are kept) so that they are not tried again.
@@ -138,6 +140,10 @@ def finished_key(race_id: str) -> str:
 
 def closed_key(race_id: str) -> str:
     return f"{race_key(race_id)}:closed"
+
+
+def replay_key(race_id: str) -> str:
+    return f"{race_key(race_id)}:replay"
 
 
 class Store:
@@ -292,6 +298,15 @@ class Store:
             race.closed_at = None if closed is None else float(closed)
         return race
 
+    async def save_replay(self, race_id: str, replay: dict[str, Any]) -> None:
+        """Keep the built replay of a finished race (it never changes)."""
+        await self.redis.set(replay_key(race_id), msgpack.packb(replay, use_bin_type=True))
+
+    async def load_replay(self, race_id: str) -> dict[str, Any] | None:
+        """The replay :meth:`save_replay` kept, or ``None``."""
+        raw = await self.redis.get(replay_key(race_id))
+        return None if raw is None else msgpack.unpackb(raw, raw=False)
+
     async def active_race_ids(self) -> list[str]:
         return sorted(m.decode() for m in await self.redis.smembers(ACTIVE_KEY))
 
@@ -320,6 +335,7 @@ def encode_race(race: Race) -> dict[str, Any]:
         "seed": None if race.seed is None else f"{race.seed:x}",
         "salt": None if race.salt is None else race.salt.hex(),
         "results": race.results,
+        "joined_at": race.joined_at,
     }
 
 
@@ -340,4 +356,5 @@ def decode_race(data: dict[str, Any]) -> Race:
         seed=None if data["seed"] is None else int(data["seed"], 16),
         salt=None if data["salt"] is None else bytes.fromhex(data["salt"]),
         results=data["results"],
+        joined_at=data.get("joined_at"),  # absent from records of older servers
     )

@@ -72,7 +72,9 @@ def _no_cli_left_behind() -> Iterator[None]:
 
 
 async def test_race_a_friend_and_watch_from_the_terminal(server: ServerProcess, tmp_path: Path) -> None:
-    ann = await Cli.start(tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf")
+    ann = await Cli.start(
+        tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf", "--live-boards"
+    )
     code = (await ann.until(r"join (\w+)")).group(1)
     race = (await ann.until(r"Race (\w+) created")).group(1)
     bob = await Cli.start(tmp_path / "bob", "race", "--server", server.url, "--name", "bob", "join", code)
@@ -95,6 +97,28 @@ async def test_race_a_friend_and_watch_from_the_terminal(server: ServerProcess, 
         await person.until(r"1\. (ann|bob): score")
     assert [await p.finish() for p in (ann, bob, sam)] == [0, 0, 0]
     assert (tmp_path / "ann" / "parlour" / "identities.json").exists()  # the token is kept for next time
+
+
+async def test_watching_a_race_without_live_boards_shows_progress_then_the_final_boards(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    ann = await Cli.start(tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf")
+    code = (await ann.until(r"join (\w+)")).group(1)
+    race = (await ann.until(r"Race (\w+) created")).group(1)
+    bob = await Cli.start(tmp_path / "bob", "race", "--server", server.url, "--name", "bob", "join", code)
+    for racer in (ann, bob):
+        await racer.until("Go!")
+    sam = await Cli.start(tmp_path / "sam", "watch", "--server", server.url, "--name", "sam", race)
+    await sam.until("Watching race")
+    await ann.type("t")
+    await sam.until(r"\[ann: score 35, 1 moves\]")
+    await ann.type("quit")
+    await bob.type("quit")
+    await sam.until(r"--- ann, entry 2, score 35, conceded ---")  # the final boards, at the end
+    await sam.until(r"--- bob, entry 1, score 35, conceded ---")
+    await sam.until("Results:")
+    assert not any("entry 1, score 35 ---" in line for line in sam.lines)  # no board while it ran
+    assert [await p.finish() for p in (ann, bob, sam)] == [0, 0, 0]
 
 
 async def test_the_time_limit_ends_the_race_at_the_prompt_even_across_a_server_crash(
