@@ -13,6 +13,7 @@ import os
 import random
 import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -140,7 +141,7 @@ async def test_moves_in_flight_at_the_deadline_are_counted_or_refused_and_every_
 
 
 @pytest.fixture
-def own_redis(tmp_path_factory: pytest.TempPathFactory) -> Any:
+def own_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
     """A Redis of the test's own (the embedded kind), which the test may stop and start again."""
     embedded = EmbeddedRedis(Path(tmp_path_factory.mktemp("rd", numbered=True)))
     embedded.start()
