@@ -172,7 +172,8 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
         port, echo_port = free_port(), free_port()
         server = start_process(
             [sys.executable, "-m", "parlour.client.cli", "serve", "--port", str(port), "--data-dir",
-             str(Path(data) / "d"), "--countdown", "0", "--rate", "1000000", "--burst", "1000000"],
+             str(Path(data) / "d"), "--countdown", "0", "--rate", "1000000", "--burst", "1000000",
+             "--identity-burst", "1000000", "--race-burst", "1000000"],
             "listening on",
         )  # fmt: skip
         echo = start_process([sys.executable, __file__, "--echo-server", str(echo_port)], "echo: listening")

@@ -197,7 +197,7 @@ def run_client(server: str, session: Coroutine[Any, Any, int]) -> int:
 
     from parlour.client.connection import ClientError
     from parlour.client.line_race import RaceChoiceError
-    from parlour.client.terminal import printable
+    from parlour.protocol.text import printable
 
     try:
         return asyncio.run(session)
@@ -224,6 +224,7 @@ def cmd_race(args: argparse.Namespace) -> int:
             "public": not args.private,
             "undo": args.undo,
             "spectator_delay": args.delay,
+            "live_boards": args.live_boards,
         }
     who = account(args)
     session = race(
@@ -300,6 +301,36 @@ def client_options(parser: argparse.ArgumentParser, suppress: bool = False) -> N
     )
 
 
+PASSWORD_VARIABLE = "PARLOUR_PASSWORD"
+MAX_PASSWORD = 128  # the longest password a hello can carry
+
+
+def server_password(args: argparse.Namespace) -> str | None:
+    """The server's password: ``--password``, else the first line of ``--password-file``, else
+    ``$PARLOUR_PASSWORD``, else none (a server open to all). Giving both flags is an error."""
+    if args.password is not None and args.password_file is not None:
+        raise CommandError("give the password one way: --password or --password-file, not both")
+    if args.password is not None:
+        password = args.password
+    elif args.password_file is not None:
+        try:
+            lines = Path(args.password_file).read_text().splitlines()
+        except OSError as error:
+            raise CommandError(f"cannot read the password file {args.password_file}: {error.strerror}") from None
+        except UnicodeDecodeError:
+            raise CommandError(f"the password file {args.password_file} is not UTF-8 text") from None
+        password = lines[0] if lines else ""
+    elif PASSWORD_VARIABLE in os.environ:
+        password = os.environ[PASSWORD_VARIABLE]
+    else:
+        return None
+    if not password:
+        raise CommandError("the password is empty")
+    if len(password) > MAX_PASSWORD:
+        raise CommandError(f"the password is longer than {MAX_PASSWORD} characters: no hello could carry it")
+    return password
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from parlour.server.config import Config
     from parlour.server.embedded_redis import EmbeddedRedisError
@@ -310,14 +341,22 @@ def cmd_serve(args: argparse.Namespace) -> int:
         port=args.port,
         redis_url=args.redis_url,
         data_dir=args.data_dir,
-        password=args.password,
+        password=server_password(args),
         grace=args.grace,
         idle_timeout=args.idle_timeout,
         max_frame=args.max_frame,
+        max_backlog=args.max_backlog,
         countdown=args.countdown,
         rate=args.rate,
         burst=args.burst,
         max_races=args.max_races,
+        keep_finished=args.keep_finished,
+        open_timeout=args.open_timeout,
+        abandoned_timeout=args.abandoned_timeout,
+        identity_rate=args.identity_rate,
+        identity_burst=args.identity_burst,
+        race_rate=args.race_rate,
+        race_burst=args.race_burst,
     )
     try:
         return run(config)
@@ -386,7 +425,14 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--time-limit", type=int, default=600, help="seconds (default 600)")
     create.add_argument("--private", action="store_true", help="not listed: others join with the code")
     create.add_argument("--undo", action="store_true", help="allow undo")
-    create.add_argument("--delay", type=int, default=0, help="seconds spectators see the boards late")
+    create.add_argument(
+        "--delay", type=int, default=0, help="with --live-boards: seconds spectators see the boards late"
+    )
+    create.add_argument(
+        "--live-boards",
+        action="store_true",
+        help="show spectators the boards while the race runs (for friends: a racer could watch the others)",
+    )
     create.add_argument("--new", action="store_true", help="create a new race even if you have one of GAME")
     join = action("join", "take a seat in a race (or come back to yours)")
     join.add_argument("target", metavar="CODE", help="the race's join code (or its id)")
@@ -432,14 +478,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="the embedded Redis's data directory (default: $PARLOUR_DATA_DIR/redis, else "
         "~/.local/share/parlour/redis)",
     )
-    server.add_argument("--password", help="make the server private: every hello must give this password")
+    server.add_argument(
+        "--password", help=f"make the server private: every hello must give this password (or set ${PASSWORD_VARIABLE})"
+    )
+    server.add_argument("--password-file", metavar="FILE", help="read the password from the first line of FILE")
     server.add_argument("--grace", type=float, default=60.0, help="seconds a disconnected racer keeps the seat")
     server.add_argument("--idle-timeout", type=float, default=600.0, help="seconds before an idle connection closes")
     server.add_argument("--max-frame", type=int, default=16 * 1024, help="largest frame in bytes (default 16384)")
+    server.add_argument(
+        "--max-backlog",
+        type=int,
+        default=1024 * 1024,
+        help="bytes waiting to be sent to a client that does not read before it is closed (default 1048576)",
+    )
     server.add_argument("--countdown", type=float, default=3.0, help="seconds from all ready to the start")
     server.add_argument("--rate", type=float, default=50.0, help="messages per second a connection may average")
     server.add_argument("--burst", type=int, default=200, help="messages a connection may send at once")
     server.add_argument("--max-races", type=int, default=5, help="open and live races a player may be in")
+    server.add_argument(
+        "--keep-finished", type=float, default=60.0, help="seconds a finished race stays in memory (default 60)"
+    )
+    server.add_argument(
+        "--open-timeout", type=float, default=1800.0, help="seconds an open race waits for a new player (default 1800)"
+    )
+    server.add_argument(
+        "--abandoned-timeout",
+        type=float,
+        default=300.0,
+        help="seconds an open race stays once none of its players is connected (default 300)",
+    )
+    server.add_argument(
+        "--identity-rate", type=float, default=0.2, help="new identities per second one address may average"
+    )
+    server.add_argument("--identity-burst", type=int, default=60, help="new identities one address may make at once")
+    server.add_argument("--race-rate", type=float, default=0.5, help="races per second one player may average")
+    server.add_argument("--race-burst", type=int, default=30, help="races one player may create at once")
     server.set_defaults(run=cmd_serve)
     return parser
 

@@ -266,9 +266,22 @@ class Client:
 
     # --- lobby -----------------------------------------------------------------------
 
-    async def lobby(self) -> Races:
-        """The open and live public races, and this player's own, as race summaries."""
-        return await self._request(Races, m.Lobby)
+    async def lobby(self, *, limit: int = 50, after: str | None = None) -> Races:
+        """One page of the lobby: this player's unfinished races, then the open and live public ones,
+        newest first, as race summaries (``reply.races``). ``limit`` is 1 to 100. When more follow,
+        ``reply.next`` is set: pass it as ``after`` for the next page (or call :meth:`lobby_all`)."""
+        return await self._request(Races, m.Lobby, limit=limit, after=after)
+
+    async def lobby_all(self, limit: int = 100) -> list[dict[str, Any]]:
+        """Every race of the lobby, page after page (``limit`` races a page), in the lobby's order."""
+        races: list[dict[str, Any]] = []
+        after = None
+        while True:
+            page = await self.lobby(limit=limit, after=after)
+            races += page.races
+            if page.next is None:
+                return races
+            after = page.next
 
     async def create(
         self,
@@ -280,11 +293,14 @@ class Client:
         public: bool = True,
         undo: bool = False,
         spectator_delay: int = 0,
+        live_boards: bool = False,
     ) -> RaceInfo:
         """Create a race of ``game`` and take seat 0. ``reply.race["id"]`` names it.
 
         ``reply.race["code"]`` is the join code to share for a private race. Next: wait for
-        the other seats to fill (``RaceUpdate`` events), then :meth:`ready`.
+        the other seats to fill (``RaceUpdate`` events), then :meth:`ready`. ``live_boards``
+        shows spectators the boards while the race runs (``spectator_delay`` seconds late):
+        only for friends, since a racer could then watch the others under a second identity.
         """
         return await self._request(
             RaceInfo,
@@ -296,6 +312,7 @@ class Client:
             public=public,
             undo=undo,
             spectator_delay=spectator_delay,
+            live_boards=live_boards,
         )
 
     async def join(self, race: str | None = None, *, code: str | None = None) -> RaceInfo:
@@ -564,7 +581,7 @@ class Client:
                 ws = await self._reopen(max(0.1, min(HANDSHAKE_TIMEOUT, deadline - loop.time())))
                 break
             except ClientError as error:
-                if error.code != ErrorCode.RATE_LIMITED:
+                if error.code not in (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE):  # else try again later
                     raise Disconnected(f"the server refused to resume: {error}") from error
                 last, wait = error, max(delay, error.retry_after or 0)
             except (OSError, InvalidHandshake, TimeoutError, ConnectionClosed) as error:

@@ -37,10 +37,11 @@ from parlour.client.line_play import (
     plural,
     read_line,
 )
-from parlour.client.terminal import Terminal, printable, printable_block
+from parlour.client.terminal import Terminal, printable_block
 from parlour.games import CONCEDE, GameError, Move, get_game
 from parlour.protocol import ErrorCode
 from parlour.protocol.messages import Countdown, End, Progress, RaceUpdate, Start, Watch
+from parlour.protocol.text import printable
 
 LEAVE_TIMEOUT = 5.0  # seconds to leave a race on Ctrl-C before giving up
 
@@ -100,19 +101,26 @@ def clock(seconds: float) -> str:
 def describe_race(info: dict[str, Any]) -> str:
     """The race's settings in one line: what a joiner agrees to."""
     options = ", ".join(
-        f"{printable(k)}={str(v).lower() if isinstance(v, bool) else printable(v)}"
+        f"{printable(k)}={str(v).lower() if isinstance(v, bool) else printable(str(v))}"
         for k, v in sorted(info.get("options", {}).items())
     )
-    delay = info.get("spectator_delay", 0)
     parts = [
         printable(info["game"]) + (f" ({options})" if options else ""),
         plural(info["seats"], "seat"),
         f"time limit {clock(info['time_limit'])}",
         "public" if info.get("public") else "private",
         "undo allowed" if info.get("undo") else "no undo",
-        f"spectators {delay} s behind" if delay else "spectators see the boards live",
+        spectators(info),
     ]
     return f"Race {printable(info['id'])}: {', '.join(parts)}."
+
+
+def spectators(info: dict[str, Any]) -> str:
+    """What spectators see of the race's boards."""
+    if not info.get("live_boards"):
+        return "spectators see the boards at the end"
+    delay = info.get("spectator_delay", 0)
+    return f"spectators see the boards {delay} s late" if delay else "spectators see the boards live"
 
 
 def seat_list(info: dict[str, Any]) -> str:
@@ -380,9 +388,7 @@ async def show_events(client: Client, race_id: str, term: Terminal, names: dict[
         if isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
             names.update({p["seat"]: p["name"] for p in event.race["players"]})
         elif isinstance(event, Progress) and event.race == race_id:
-            who_ = printable(names.get(event.seat, f"seat {event.seat}"))
-            state = f", {printable(event.ended)}" if event.ended else ""
-            term.say(f"  [{who_}: score {event.score}, {plural(event.moves, 'move')}{state}]")
+            term.say(progress_line(names, event))
         elif isinstance(event, Resumed):
             term.say("  [reconnected]")
             status = await print_results_if_over(client, race_id, term)
@@ -393,6 +399,13 @@ async def show_events(client: Client, race_id: str, term: Terminal, names: dict[
             return 0
     term.say("The connection to the server is lost.")
     return 1
+
+
+def progress_line(names: dict[int, str], event: Progress) -> str:
+    """A seat's progress in one line: ``  [ann: score 33, 1 move, conceded]``."""
+    who_ = printable(names.get(event.seat, f"seat {event.seat}"))
+    state = f", {printable(event.ended)}" if event.ended else ""
+    return f"  [{who_}: score {event.score}, {plural(event.moves, 'move')}{state}]"
 
 
 async def print_results_if_over(client: Client, race_id: str, term: Terminal) -> int | None:
@@ -455,7 +468,7 @@ async def offer_replay(client: Client, race_id: str, term: Terminal, save_to: st
     try:
         await save_replay_to(client, race_id, path)
     except (ClientError, OSError) as error:
-        term.say(f"Could not save the replay to {path}: {printable(error)}")
+        term.say(f"Could not save the replay to {path}: {printable(str(error))}")
         return 1
     term.say(f"Replay saved to {path}: check it with  parlour verify {path}")
     return 0
@@ -470,8 +483,9 @@ def board_heading(name: str | None, seq: int, view: dict[str, Any]) -> str:
 
 
 async def watch(account: Account, race_id: str, stdout: TextIO) -> int:
-    """Print every racer's board as it changes, until the race ends (and, with a spectator
-    delay, until the last boards are shown)."""
+    """Print every racer's board as it changes (or, in a race without live boards, their progress
+    and then the final boards), until the race ends and, with a spectator delay, until its last
+    boards are shown."""
     term = Terminal(sys.stdin, stdout)
     async with await connect(account) as client:
         spectating = await client.spectate(race_id)
@@ -510,6 +524,8 @@ async def watch(account: Account, race_id: str, stdout: TextIO) -> int:
                     return status
             elif isinstance(event, Watch) and event.race == race_id:
                 show(event.seat, event.seq, event.view)
+            elif isinstance(event, Progress) and event.race == race_id:  # a race without live boards
+                term.say(progress_line(names, event))
             elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
                 names.update({p["seat"]: p["name"] for p in event.race["players"]})
             elif isinstance(event, End) and event.race == race_id:

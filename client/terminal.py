@@ -12,27 +12,15 @@ import asyncio
 import contextlib
 import queue
 import threading
-import unicodedata
 from typing import TextIO
+
+from parlour.protocol.text import printable
 
 CLEAR_LINE = "\r\x1b[2K"  # back to the line's start, and erase it
 
 
-def printable(text: object) -> str:
-    """``text`` (from a server, so from anyone) made safe to print: control and format characters
-    (escape, bell, NUL, newlines, bidi overrides, ...) are shown escaped, as ``\\x1b`` or ``\\u202e``."""
-    out = []
-    for char in str(text):
-        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
-            code = ord(char)
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
-        else:
-            out.append(char)
-    return "".join(out)
-
-
 def printable_block(text: str) -> str:
-    """Several lines (a board rendered from a server's view): each made :func:`printable`."""
+    """Several lines (a board rendered from a server's view), each made :func:`~parlour.protocol.text.printable`."""
     return "\n".join(printable(line) for line in text.split("\n"))
 
 

@@ -17,12 +17,23 @@ def encode(message: Message) -> bytes:
     return msgpack.packb(message.to_wire(), use_bin_type=True)
 
 
+def _string_keys(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
+    # strict_map_key lets bin keys through, beside str: refuse them too, in maps at every depth.
+    for key, _ in pairs:
+        if type(key) is not str:
+            raise ValueError(f"map keys must be str, not {type(key).__name__}")
+    return dict(pairs)
+
+
 def decode_map(data: object) -> dict[str, Any]:
-    """The msgpack map in ``data``, or a ``bad_frame`` / ``bad_message`` error."""
+    """The msgpack map in ``data``, or a ``bad_frame`` / ``bad_message`` error.
+
+    A map anywhere in the frame with a key that is not a string (``bin`` included) is a ``bad_frame``.
+    """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise ProtocolError(ErrorCode.BAD_FRAME, "send binary frames holding msgpack, not text frames")
     try:
-        value = msgpack.unpackb(data, raw=False, strict_map_key=True, timestamp=0)
+        value = msgpack.unpackb(data, raw=False, strict_map_key=True, timestamp=0, object_pairs_hook=_string_keys)
     except Exception as error:  # msgpack raises several unrelated types on bad input
         reason = str(error) or type(error).__name__
         raise ProtocolError(ErrorCode.BAD_FRAME, f"the frame is not one msgpack value: {reason}") from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import math
 
 
 class ErrorCode(enum.StrEnum):
@@ -19,6 +20,7 @@ class ErrorCode(enum.StrEnum):
     ALREADY_IDENTIFIED = "already_identified"  # a second hello on one connection
     BAD_TOKEN = "bad_token"  # the token names no identity
     BAD_PASSWORD = "bad_password"  # the server's password is missing or wrong
+    BAD_NAME = "bad_name"  # a display name with control or format characters, or blank at either end
     # Lobby and races.
     UNKNOWN_GAME = "unknown_game"
     BAD_OPTIONS = "bad_options"
@@ -39,14 +41,19 @@ class ErrorCode(enum.StrEnum):
     # The server.
     IDLE_TIMEOUT = "idle_timeout"
     SHUTTING_DOWN = "shutting_down"
+    UNAVAILABLE = "unavailable"  # the server cannot reach its storage now; nothing was stored; see retry_after
     INTERNAL = "internal"
 
 
 class ProtocolError(Exception):
-    """A refusal with its code, a message for people and, for rate limits, a retry delay."""
+    """A refusal with its code, a message for people and, for ``rate_limited`` and ``unavailable``, a retry delay.
+
+    ``retry_after`` is rounded up to the millisecond, and is at least 0.001: waiting that
+    long is always enough, and a client never sees a wait of 0.
+    """
 
     def __init__(self, code: ErrorCode, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
-        self.retry_after = retry_after
+        self.retry_after = None if retry_after is None else max(0.001, math.ceil(retry_after * 1000 - 1e-9) / 1000)

@@ -89,9 +89,12 @@ class Hello(Request):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Lobby(Request):
-    """List the open and live public races, and the player's own."""
+    """One page of the lobby: the player's own unfinished races, then the open and live public
+    races, newest first. ``after`` is the ``next`` of the previous page."""
 
     TYPE: ClassVar[str] = "lobby"
+    limit: int = limits(1, 100, 50)
+    after: str | None = limits(1, 128, None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +109,7 @@ class Create(Request):
     public: bool = True
     undo: bool = False
     spectator_delay: int = limits(0, 3_600, 0)
+    live_boards: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -208,8 +212,11 @@ class Welcome(Reply):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Races(Reply):
+    """A page of the lobby; ``next`` (absent on the last page) asks for the following one."""
+
     TYPE: ClassVar[str] = "races"
     races: list[Any] = field(default_factory=list)
+    next: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

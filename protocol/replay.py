@@ -27,10 +27,13 @@ def commitment(seed: int, salt: bytes) -> str:
 
 
 def ranked_results(results: Sequence[Mapping[str, Any]], higher_is_better: bool) -> list[Mapping[str, Any]]:
-    """``results`` (each with ``score``, ``time`` and ``moves`` as published) best first: by score
-    in the game's direction, then the earlier time, then fewer moves; ties keep their order."""
+    """``results`` (each with ``score``, ``ended``, ``time`` and ``moves`` as published) best first:
+    by score in the game's direction; at an equal score a game played out (won, stuck, lost,
+    out of time) before a conceded one (by its racer or for absence); then the earlier time,
+    then fewer moves; ties keep their order. The one ranking rule: the server and
+    :func:`verify_replay` both use it."""
     sign = -1 if higher_is_better else 1
-    return sorted(results, key=lambda r: (sign * r["score"], r["time"], r["moves"]))
+    return sorted(results, key=lambda r: (sign * r["score"], r["ended"] == "conceded", r["time"], r["moves"]))
 
 
 def verify_replay(replay: Mapping[str, Any]) -> list[str]:
@@ -92,5 +95,5 @@ def _verify(replay: Mapping[str, Any]) -> list[str]:
             problems.append(f"seat {seat}: the result says {claimed['ended']}, the replay gives {ended}")
     ranked = ranked_results(replay["results"], game.higher_is_better)
     if [r["seat"] for r in ranked] != [r["seat"] for r in sorted(replay["results"], key=lambda r: r["place"])]:
-        problems.append("the places do not follow the scores (then finish times, then moves)")
+        problems.append("the places do not follow the scores (then concessions last, finish times, moves)")
     return problems

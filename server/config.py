@@ -14,6 +14,7 @@ class Config:
     data_dir: Path | None = None  # None: the default data directory
     password: str | None = None  # a private server asks every hello for it
     max_frame: int = 16 * 1024  # bytes; larger frames close the connection (1009)
+    max_backlog: int = 1024 * 1024  # bytes waiting to be sent to a connection before it is closed (1008)
     rate: float = 50.0  # messages per second a connection may send on average
     burst: int = 200  # messages a connection may send at once
     max_races: int = 5  # open and live races a player may be seated in
@@ -22,3 +23,9 @@ class Config:
     countdown: float = 3.0  # seconds between every seat ready and the start
     keep_finished: float = 60.0  # seconds a finished race stays in memory (replays come from Redis after)
     node: str = "parlour"  # the server's name in the welcome
+    open_timeout: float = 1800.0  # seconds an open race waits for a new player before it expires
+    abandoned_timeout: float = 300.0  # seconds an open race stays once none of its players is connected
+    identity_rate: float = 0.2  # new identities per second one address may create on average
+    identity_burst: int = 60  # new identities one address may create at once
+    race_rate: float = 0.5  # races per second one player may create on average
+    race_burst: int = 30  # races one player may create at once

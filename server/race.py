@@ -24,6 +24,10 @@ from parlour.protocol import ErrorCode, ProtocolError
 from parlour.protocol.replay import commitment, ranked_results
 
 SEED_BITS = 128
+# Join codes: Crockford's base32 alphabet (no I, L, O, U), 12 characters: 60 bits.
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+CODE_LENGTH = 12
+_CODE_READING = str.maketrans({"I": "1", "L": "1", "O": "0", "-": None, " ": None})
 UNDO = ["undo"]
 CONCEDE_WIRE = CONCEDE.wire()
 
@@ -33,6 +37,7 @@ class Status(enum.StrEnum):
     COUNTDOWN = "countdown"  # every seat ready; starting soon
     RUNNING = "running"
     FINISHED = "finished"
+    EXPIRED = "expired"  # removed unplayed: only ever seen in the last race_update about it
 
 
 @dataclass
@@ -46,6 +51,7 @@ class Settings:
     public: bool = True
     undo: bool = False
     spectator_delay: int = 0  # seconds
+    live_boards: bool = False  # spectators see the boards while the race runs (else only at the end)
 
     def to_map(self) -> dict[str, Any]:
         """Every setting as plain data (``Settings(**map)`` reads it back)."""
@@ -57,6 +63,7 @@ class Settings:
             "public": self.public,
             "undo": self.undo,
             "spectator_delay": self.spectator_delay,
+            "live_boards": self.live_boards,
         }
 
 
@@ -87,7 +94,7 @@ class Race:
     settings: Settings
     created_by: str
     created_at: float
-    code: str = field(default_factory=lambda: secrets.token_hex(3).upper())
+    code: str = field(default_factory=lambda: new_code())
     seats: list[Seat] = field(default_factory=list)
     status: Status = Status.OPEN
     starts_at: float | None = None
@@ -97,6 +104,10 @@ class Race:
     seed: int | None = None
     salt: bytes | None = None
     results: list[dict[str, Any]] | None = None
+    joined_at: float | None = None  # when a player last took a seat (None: not since the creation)
+    # When the race stopped taking entries (its deadline, or its last game's end), if it did:
+    # it then finishes as of this time, once the entries already on their way are stored.
+    closed_at: float | None = None
 
     @property
     def game(self) -> Game[Any]:
@@ -167,20 +178,27 @@ class Race:
 
     # --- play ------------------------------------------------------------------------
 
-    def check_entry(self, player: str, seq: int) -> tuple[int, bool]:
-        """The seat of ``player`` and whether entry ``seq`` is already in its log.
+    def check_entry(self, player: str, seq: int, now: float) -> tuple[int, bool]:
+        """The seat of ``player`` and whether entry ``seq`` is already in its log, at unix time ``now``.
 
-        Raises ``race_not_running``, ``not_seated`` or ``stale_seq``.
+        Raises ``race_not_running`` (also once the race is closed or its deadline has come),
+        ``not_seated`` or ``stale_seq``.
         """
         index = self._seated(player)
         if self.status is not Status.RUNNING:
             raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, f"the race is {self.status.value}")
+        if not self.taking_entries(now):
+            raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, "the race is ending: it takes no more entries")
         seat = self.seats[index]
         if seq < seat.seq:
             return index, True
         if seq > seat.seq:
             raise ProtocolError(ErrorCode.STALE_SEQ, f"entry {seq} is not next: this game has {seat.seq} entries")
         return index, False
+
+    def taking_entries(self, now: float) -> bool:
+        """Whether the race takes entries at unix time ``now``: it runs, is not closed, its deadline has not come."""
+        return self.status is Status.RUNNING and self.closed_at is None and now < (self.deadline or now + 1)
 
     def next_state(self, index: int, entry: list[Any]) -> Any:
         """The state that ``entry`` would produce for seat ``index``, without recording it.
@@ -289,8 +307,23 @@ class Race:
         return index
 
 
+def new_code() -> str:
+    """A fresh random join code."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def read_code(text: str) -> str | None:
+    """The join code ``text`` stands for, as people may type it (any case, with dashes or spaces,
+    I or L for 1, O for 0), or ``None`` if it cannot be a join code at all."""
+    code = text.upper().translate(_CODE_READING)
+    if len(code) != CODE_LENGTH or any(c not in CODE_ALPHABET for c in code):
+        return None
+    return code
+
+
 def rank(game: Game[Any], seats: Sequence[Seat], started_at: float) -> list[dict[str, Any]]:
-    """Results, best first: by score (in the game's direction), finish time, fewer moves.
+    """Results, best first, by :func:`ranked_results`: score (in the game's direction), a game
+    played out before a conceded one, finish time, fewer moves.
 
     The rows are ranked as published (the time in seconds from the start, to the
     millisecond), by the rule ``parlour verify`` checks, so anyone can check the order.
@@ -311,4 +344,4 @@ def rank(game: Game[Any], seats: Sequence[Seat], started_at: float) -> list[dict
     return [{"place": place, **result} for place, result in enumerate(ranked, 1)]
 
 
-__all__ = ["CONCEDE_WIRE", "UNDO", "Race", "Seat", "Settings", "Status", "rank"]
+__all__ = ["CODE_LENGTH", "CONCEDE_WIRE", "UNDO", "Race", "Seat", "Settings", "Status", "new_code", "rank", "read_code"]

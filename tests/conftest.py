@@ -13,7 +13,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import typing
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,6 +39,7 @@ class ServerProcess:
         self.extra = list(extra)
         self.process: subprocess.Popen[str] | None = None
         self.output: list[str] = []
+        self.reader: threading.Thread | None = None
 
     @property
     def url(self) -> str:
@@ -60,9 +63,16 @@ class ServerProcess:
                 break
             self.output.append(line)
             if "listening on" in line:
+                # The server logs every connection and race: keep reading, or a full pipe blocks it.
+                self.reader = threading.Thread(target=self._drain, args=(self.process.stdout,), daemon=True)
+                self.reader.start()
                 return
         self.kill()
         raise RuntimeError("the server did not start:\n" + "".join(self.output))
+
+    def _drain(self, stdout: typing.IO[str]) -> None:
+        for line in stdout:
+            self.output.append(line)
 
     def kill(self) -> None:
         """SIGKILL: no clean-up at all (the embedded Redis outlives it, as after a crash)."""
@@ -80,7 +90,9 @@ class ServerProcess:
                 self.process.wait(15)
             except subprocess.TimeoutExpired:
                 self.kill()
-        if self.process.stdout is not None:
+        if self.reader is not None:
+            self.reader.join(10)
+        elif self.process.stdout is not None:
             self.output += self.process.stdout.readlines()
         return self.process.returncode
 

@@ -152,3 +152,11 @@ def test_play_local_concedes_when_input_ends() -> None:
     assert result.returncode == 0
     assert "bad_move" in result.stdout or "illegal_move" in result.stdout
     assert "Game over: conceded." in result.stdout
+
+
+def test_serve_refuses_a_data_dir_with_a_newline_with_a_clear_error_before_anything_starts(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data\ndir"
+    result = parlour("serve", "--port", "0", "--data-dir", str(data_dir))
+    assert result.returncode == 2 and "listening" not in result.stdout
+    assert "must not hold control characters" in result.stderr and "'" in result.stderr  # the path, quoted
+    assert not data_dir.exists()

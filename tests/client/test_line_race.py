@@ -87,7 +87,9 @@ def _no_cli_left_behind() -> Iterator[None]:
 
 
 async def test_race_a_friend_and_watch_from_the_terminal(server: ServerProcess, tmp_path: Path) -> None:
-    ann = await Cli.start(tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf")
+    ann = await Cli.start(
+        tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf", "--live-boards"
+    )
     code = (await ann.until(r"join (\w+)")).group(1)
     race = (await ann.until(r"Race (\w+) created")).group(1)
     bob = await Cli.start(tmp_path / "bob", "race", "--server", server.url, "--name", "bob", "join", code)
@@ -112,6 +114,28 @@ async def test_race_a_friend_and_watch_from_the_terminal(server: ServerProcess, 
         await person.until(r"1\. (ann|bob): score")
     assert [await p.finish() for p in (ann, bob, sam)] == [0, 0, 0]
     assert (tmp_path / "ann" / "parlour" / "identities.json").exists()  # the token is kept for next time
+
+
+async def test_watching_a_race_without_live_boards_shows_progress_then_the_final_boards(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    ann = await Cli.start(tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf")
+    code = (await ann.until(r"join (\w+)")).group(1)
+    race = (await ann.until(r"Race (\w+) created")).group(1)
+    bob = await Cli.start(tmp_path / "bob", "race", "--server", server.url, "--name", "bob", "join", code)
+    for racer in (ann, bob):
+        await racer.until("Go!")
+    sam = await Cli.start(tmp_path / "sam", "watch", "--server", server.url, "--name", "sam", race)
+    await sam.until("Watching race")
+    await ann.type("t")
+    await sam.until(r"\[ann: score 35, 1 move\]")
+    await ann.type("concede")
+    await bob.type("concede")
+    await sam.until(r"--- ann, entry 2, score 35, conceded ---")  # the final boards, at the end
+    await sam.until(r"--- bob, entry 1, score 35, conceded ---")
+    await sam.until("Results:")
+    assert not any("entry 1, score 35 ---" in line for line in sam.lines)  # no board while it ran
+    assert [await p.finish() for p in (ann, bob, sam)] == [0, 0, 0]
 
 
 async def test_the_time_limit_ends_the_race_at_the_prompt_even_across_a_server_crash(
@@ -255,7 +279,7 @@ async def test_two_profiles_on_one_machine_race_each_other(server: ServerProcess
     same.process.kill()
     bob = await Cli.start(tmp_path, "race", "--server", server.url, "join", code, "--profile", "bob")
     await bob.until(f"Joined race {race}")
-    await bob.until(r"Race \w+: golf, 2 seats, time limit 10:00, public, no undo, spectators see the boards live")
+    await bob.until(r"Race \w+: golf, 2 seats, time limit 10:00, public, no undo, spectators see the boards at the end")
     for racer in (ann, bob):
         await racer.until("Go!")
     await concede_both(ann, bob)
@@ -308,7 +332,7 @@ async def test_undo_typed_in_a_race_takes_the_move_back(server: ServerProcess, t
 async def test_a_watcher_with_a_delay_shows_the_last_boards_after_the_end(
     server: ServerProcess, tmp_path: Path
 ) -> None:
-    ann, bob, _, race = await start_race(server, tmp_path, "--delay", "2")
+    ann, bob, _, race = await start_race(server, tmp_path, "--live-boards", "--delay", "2")
     sam = await Cli.start(tmp_path / "sam", "watch", race, "--server", server.url)
     await sam.until("Watching race")
     await ann.type("?")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from parlour.client.line_race import board_heading, describe_race, format_results, race_line
-from parlour.client.terminal import printable
+from parlour.protocol.text import printable
 from tests.client.test_line_race import Cli, _no_cli_left_behind  # noqa: F401  (kills what a failed test leaves)
 from tests.conftest import ServerProcess
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -215,3 +216,53 @@ async def test_an_idle_connection_is_told_and_closed(server_factory: Any) -> Non
         await idle.recv(timeout=5)
     assert info.value.rcvd is not None and info.value.rcvd.code == 1000
     assert (await busy.call({"type": "ping"}))["type"] == "pong"
+
+
+async def test_a_bin_key_in_options_or_anywhere_is_refused_with_bad_frame_not_internal(server: ServerProcess) -> None:
+    peer = await Raw.connect(server.url)
+    create = {"type": "create", "id": 1, "game": "the-chance", "options": {b"sequence": "suit"}}
+    mixed = {"type": "create", "id": 2, "game": "the-chance", "options": {"colour": "red", b"sequence": "suit"}}
+    top = {"type": "ping", "id": 3, b"pad": 1}
+    for message in (create, mixed, top):
+        await peer.send(msgpack.packb(message, use_bin_type=True))
+        reply = await peer.recv()
+        assert reply["type"] == "error" and reply["code"] == "bad_frame", reply  # the spec: non-string map keys
+        assert "str" in reply["message"]
+    valid = {"type": "create", "game": "the-chance", "options": {"sequence": "suit"}}
+    assert (await peer.call(valid))["type"] == "race"
+
+
+async def test_retry_after_is_rounded_up_and_never_zero(server_factory: Any) -> None:
+    server = server_factory("--rate", "10000", "--burst", "1")  # every wait is under 0.1 ms
+    server.start()
+    peer = await Raw.connect(server.url)
+    frame = msgpack.packb({"type": "ping", "id": 1})
+    for _ in range(50):
+        await peer.send(frame)
+    waits = []
+    for _ in range(50):
+        reply = await peer.recv()
+        if reply.get("code") == "rate_limited":
+            waits.append(reply["retry_after"])
+    assert waits and min(waits) >= 0.001, waits
+
+
+async def test_the_password_can_come_from_the_environment_or_a_file_not_only_argv(
+    server_factory: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PARLOUR_PASSWORD", "from-env")
+    by_env = server_factory()
+    by_env.start()
+    (tmp_path / "password").write_text("from-file\n")
+    by_file = server_factory("--password-file", str(tmp_path / "password"))  # the file comes before the variable
+    by_file.start()
+    for server, password in ((by_env, "from-env"), (by_file, "from-file")):
+        assert server.process is not None
+        assert password.encode() not in Path(f"/proc/{server.process.pid}/cmdline").read_bytes()
+        peer = await Raw.connect(server.url, name=None)
+        assert (await peer.call({"type": "hello", "name": "x"}))["code"] == "bad_password"
+        assert (await peer.call({"type": "hello", "name": "x", "password": password}))["type"] == "welcome"
+        await peer.ws.close()
+    both = server_factory("--password", "a", "--password-file", str(tmp_path / "password"))
+    with pytest.raises(RuntimeError, match="give the password one way"):
+        both.start()

@@ -252,6 +252,21 @@ def test_data_dir_under_a_file(tmp_path: Path) -> None:
         EmbeddedRedis(tmp_path / "file" / "redis").start()
 
 
+def test_an_existing_data_dir_with_loose_permissions_becomes_private_at_start(tmp_path: Path, servers: Make) -> None:
+    data_dir = tmp_path / "redis"
+    data_dir.mkdir(mode=0o755)
+    os.chmod(data_dir, 0o755)  # whatever the umask
+    servers(data_dir).start()
+    assert data_dir.stat().st_mode & 0o777 == 0o700  # the AOF holds the seeds of running races
+
+
+def test_a_data_dir_with_a_control_character_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    data_dir = tmp_path / "two\nlines"
+    with pytest.raises(DataDirError, match="control characters"):
+        EmbeddedRedis(data_dir).start()
+    assert not data_dir.exists()
+
+
 def test_data_dir_too_long_for_a_socket(tmp_path: Path) -> None:
     with pytest.raises(DataDirError, match="too long"):
         EmbeddedRedis(tmp_path / ("x" * 100)).start()

@@ -67,12 +67,16 @@ def shown_cards(data: Any) -> Counter[str]:
     return Counter(t for t in strings(data) if CARD.match(t))
 
 
+@pytest.mark.parametrize("live_boards", [False, True])
 @pytest.mark.parametrize("game_name", game_names())
-async def test_no_frame_before_the_end_reveals_a_hidden_card_or_the_seed(server: ServerProcess, game_name: str) -> None:
+async def test_no_frame_before_the_end_reveals_a_hidden_card_or_the_seed(
+    server: ServerProcess, game_name: str, live_boards: bool
+) -> None:
     game = get_game(game_name)
     peers = [await Recorder.connect(server.url, name) for name in ("ann", "bob", "sam")]
     a, b, watcher = peers
-    race = (await a.call({"type": "create", "game": game_name, "spectator_delay": 0}))["race"]["id"]
+    create = {"type": "create", "game": game_name, "spectator_delay": 0, "live_boards": live_boards}
+    race = (await a.call(create))["race"]["id"]
     await b.call({"type": "join", "race": race})
     await watcher.call({"type": "spectate", "race": race})
     await a.call({"type": "ready", "race": race})
@@ -134,5 +138,8 @@ async def test_no_frame_before_the_end_reveals_a_hidden_card_or_the_seed(server:
             else:
                 cards = [t for t in texts if CARD.match(t)]
                 assert not cards, f"{kind} frame names cards {cards}"
-    # The views really were examined: at least one per log entry (its ack) and one per start.
-    assert checked >= sum(len(seat["log"]) for seat in replay["seats"]) + 2
+    # The views really were examined: at least one per log entry (its ack) and one per start, and
+    # the spectator's boards: every entry's with live boards, else each seat's final one.
+    watched = sum(1 for frame in watcher.frames if frame["type"] == "watch")
+    assert checked >= sum(len(seat["log"]) for seat in replay["seats"]) + 2 + watched
+    assert watched == (sum(len(seat["log"]) + 1 for seat in replay["seats"]) if live_boards else 2)

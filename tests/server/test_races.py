@@ -13,15 +13,18 @@ import random
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 
 from parlour.client.connection import Client, ClientError, Resumed
 from parlour.games import get_game
 from parlour.protocol.messages import End, Progress, Start, Watch
-from tests.conftest import ServerProcess
+from parlour.server.embedded_redis import EmbeddedRedis
+from tests.conftest import REDIS_URL, ServerProcess
 
 pytestmark = pytest.mark.asyncio
 
@@ -68,7 +71,7 @@ async def test_two_players_race_on_the_same_deal_and_see_only_progress(server: S
 
 
 async def test_a_spectator_watches_live_and_with_a_delay(server: ServerProcess) -> None:
-    ann, _bob, race, start_a, _ = await race_of_two(server.url)
+    ann, _bob, race, start_a, _ = await race_of_two(server.url, live_boards=True)
     sam = await Client.connect(server.url, "sam")
     spectating = await sam.spectate(race)
     assert [b["seat"] for b in spectating.boards] == [0, 1]
@@ -78,7 +81,7 @@ async def test_a_spectator_watches_live_and_with_a_delay(server: ServerProcess) 
     assert watch.seat == 0 and watch.seq == 1
     assert watch.view["board"]["stock"] == view["board"]["stock"] or watch.seq < seq
 
-    delayed_ann, _delayed_bob, delayed, start, _ = await race_of_two(server.url, spectator_delay=1)
+    delayed_ann, _delayed_bob, delayed, start, _ = await race_of_two(server.url, spectator_delay=1, live_boards=True)
     await sam.spectate(delayed)
     moved_at = asyncio.get_running_loop().time()
     await delayed_ann.move(delayed, 0, start.view["moves"][0])
@@ -234,7 +237,7 @@ async def test_a_racer_watching_before_the_start_stops_watching_at_the_start(ser
     ann = await Client.connect(server.url, "ann")
     bob = await Client.connect(server.url, "bob")
     sam = await Client.connect(server.url, "sam")
-    race = (await ann.create("golf")).race["id"]
+    race = (await ann.create("golf", live_boards=True)).race["id"]
     await bob.join(race)
     await ann.spectate(race)  # allowed: the race has not started
     await sam.spectate(race)
@@ -281,3 +284,40 @@ async def test_undo_takes_back_a_move_where_the_race_allows_it(server: ServerPro
     assert next(r["moves"] for r in end.results if r["seat"] == 0) == 1
     replay = (await ann.replay(race)).replay
     assert replay["seats"][0]["log"][:3] == [start_a.view["moves"][0], ["undo"], start_a.view["moves"][0]]
+
+
+async def test_a_finished_races_replay_is_built_once_and_kept_even_once_its_logs_are_gone(server_factory: Any) -> None:
+    def built() -> float:
+        with urllib.request.urlopen(f"{server.http}/metrics", timeout=5) as response:
+            lines = response.read().decode().splitlines()
+        return float(next(line.split()[1] for line in lines if line.startswith("parlour_replays_built_total ")))
+
+    server = server_factory("--keep-finished", "0.5")
+    server.start()
+    ann, bob, race, start_a, start_b = await race_of_two(server.url)
+    await play(ann, race, start_a.view, 0, 6, seed=3)
+    await play(bob, race, start_b.view, 0, 4, seed=4)
+    await ann.concede(race)
+    await bob.concede(race)
+    await ann.next_event(End, race)
+    first = (await ann.replay(race)).replay
+    assert built() == 1
+    for _ in range(3):
+        assert (await bob.replay(race)).replay == first
+    assert built() == 1  # kept, not built again
+    await asyncio.sleep(1)  # the race leaves memory
+    redis = aioredis.Redis.from_url(REDIS_URL or EmbeddedRedis(server.data_dir).url)
+    logs = [key async for key in redis.scan_iter(match=f"parlour:race:{{{race}}}:log:*")]
+    assert len(logs) == 2
+    await redis.delete(*logs, f"parlour:race:{{{race}}}:finished")  # nothing left to rebuild it from
+    await redis.aclose()
+    assert (await ann.replay(race)).replay == first
+    assert built() == 1
+    await ann.close()
+    await bob.close()
+    server.stop()
+    server.start()
+    cy = await Client.connect(server.url, "cy")
+    assert (await cy.replay(race)).replay == first  # after a restart too
+    assert built() == 0  # this process built none
+    await cy.close()

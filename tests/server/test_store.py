@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 
 from parlour.server.embedded_redis import EmbeddedRedis
 from parlour.server.race import Race, Settings, Status
-from parlour.server.store import LogConflict, Store
+from parlour.server.store import LogConflict, RaceClosed, Store
 from tests.conftest import REDIS_URL, flush_test_redis
 
 
@@ -104,4 +104,20 @@ async def test_the_time_a_game_ended_is_stored_with_the_entry_that_ended_it(stor
     assert loaded is not None
     assert loaded.seats[0].state.ended is not None and loaded.seats[0].finished_at == 5.25
     assert loaded.seats[1].state.ended is None and loaded.seats[1].finished_at is None
-    assert loaded.finish(10.0)[0]["time"] == 3.25  # ann's time: 5.25 - 2.0
+    ann = next(result for result in loaded.finish(10.0) if result["seat"] == 0)
+    assert ann["time"] == 3.25  # 5.25 - 2.0
+
+
+@pytest.mark.asyncio
+async def test_a_closed_race_takes_no_entry_whichever_node_sends_it(store: Store) -> None:
+    # Issue 9 item 1: Redis decides what lands before the end.
+    in_batch = store.append("c1", 0, 0, ["turn"])  # queued before the close: stored
+    assert await in_batch == 1
+    assert await store.close_race("c1", 2, 7.5) == (7.5, [1, 0])
+    late = [store.append("c1", 0, 1, ["turn"]), store.append("c1", 1, 0, ["concede"], 8.0)]
+    for refused in late:
+        with pytest.raises(RaceClosed):
+            await refused
+    assert await store.close_race("c1", 2, 9.0) == (7.5, [1, 0])  # closed once: the first end time stays
+    assert await store.load_log("c1", 0) == [["turn"]] and await store.load_log("c1", 1) == []
+    assert await store.load_finished("c1") == {}

@@ -1,0 +1,381 @@
+"""Races stay consistent under faults: moves in flight at the deadline, Redis down at a race's
+start, the embedded Redis killed mid-race.
+
+Real ``parlour serve`` processes, a real Redis (embedded, or one the test runs and stops itself),
+real websockets through the client library.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+import redis
+
+from parlour.client.connection import Client, ClientError
+from parlour.protocol.messages import End, Progress, Start
+from parlour.protocol.replay import verify_replay
+from parlour.server.embedded_redis import EmbeddedRedis
+from parlour.server.store import ACTIVE_KEY, BROKEN_KEY, race_key
+from tests.conftest import REDIS_URL, ServerProcess
+
+pytestmark = pytest.mark.asyncio
+
+FAST = ("--rate", "100000", "--burst", "100000")  # bots here may send as fast as they can
+GAMES = ["gate", "german-patience", "the-chance"]  # games that random play with undo rarely ends
+
+
+async def start_race(url: str, game: str, seats: int, **settings: Any) -> tuple[str, list[Client], list[Start]]:
+    """``seats`` connected players in a started race, with their start events."""
+    clients = [await Client.connect(url, f"bot{i}", bot=True) for i in range(seats)]
+    race = (await clients[0].create(game, seats=seats, **settings)).race["id"]
+    for client in clients[1:]:
+        await client.join(race)
+    for client in clients:
+        await client.ready(race)
+    starts = [await client.next_event(Start, race, timeout=20) for client in clients]
+    return race, clients, starts
+
+
+async def with_retries(request: Any, *args: Any) -> Any:
+    """``request(*args)``, sent again after ``retry_after`` while the server says ``unavailable``."""
+    for _ in range(200):
+        try:
+            return await request(*args)
+        except ClientError as error:
+            if error.code != "unavailable":
+                raise
+            assert error.retry_after is not None and error.retry_after > 0
+            await asyncio.sleep(min(error.retry_after, 0.2))
+    raise AssertionError("the server stayed unavailable")
+
+
+class Bot:
+    """A racer that moves and undoes at random as fast as acks come back, each entry sent twice
+    at once (the second copy gets a duplicate ack), until the race stops taking entries or
+    ``until`` (a monotonic time) comes; an entry refused as ``unavailable`` is sent again."""
+
+    def __init__(self, client: Client, race: str, start: Start, seed: int) -> None:
+        self.client, self.race = client, race
+        self.view, self.seq = start.view, start.seq
+        self.rng = random.Random(seed)
+        self.acked: list[list[Any]] = []  # every entry acknowledged, in log order
+        self.standing = 0
+        self.unavailable = 0  # refusals as unavailable
+
+    def next_entry(self) -> list[Any] | None:
+        if self.view["ended"] is not None:
+            return None
+        if self.view["moves"] and (self.standing == 0 or self.rng.random() < 0.55):
+            return list(self.rng.choice(self.view["moves"]))
+        return ["undo"] if self.standing else None
+
+    async def send(self, entry: list[Any]) -> Any:
+        if entry == ["undo"]:
+            return await self.client.undo(self.race, self.seq)
+        return await self.client.move(self.race, self.seq, entry)
+
+    async def play(self, until: float = float("inf")) -> None:
+        while time.monotonic() < until and (entry := self.next_entry()) is not None:
+            replies = await asyncio.gather(self.send(entry), self.send(entry), return_exceptions=True)
+            acks = [r for r in replies if not isinstance(r, BaseException)]
+            for reply in replies:
+                if isinstance(reply, ClientError):  # never internal, never stale_seq
+                    assert reply.code in ("race_not_running", "unavailable"), reply
+                    self.unavailable += reply.code == "unavailable"
+                elif isinstance(reply, BaseException):
+                    raise reply
+            if not acks:
+                if any(r.code == "unavailable" for r in replies):  # type: ignore[union-attr]
+                    await asyncio.sleep(0.05)
+                    continue  # the same entry again, with the same seq
+                return  # the race no longer takes entries
+            assert sum(not a.duplicate for a in acks) <= 1
+            self.acked.append(entry)
+            self.standing += -1 if entry == ["undo"] else 1
+            self.view, self.seq = acks[-1].view, max(a.seq for a in acks)
+            assert self.seq == len(self.acked)
+
+
+async def check_replay(client: Client, race: str, end: End, acked: list[list[list[Any]]]) -> None:
+    """The replay verifies, its results are the published ones, and its logs hold exactly the acked entries."""
+    replay = (await client.replay(race)).replay
+    assert verify_replay(replay) == []
+    assert replay["results"] == end.results
+    assert [seat["log"] for seat in replay["seats"]] == acked
+
+
+async def test_moves_in_flight_at_the_deadline_are_counted_or_refused_and_every_replay_verifies(
+    server_factory: Any,
+) -> None:
+    """Issue 9 item 1 and its "done when": 20 races of bots playing flat out up to the deadline."""
+    server = server_factory(*FAST)
+    server.start()
+
+    async def one_race(number: int) -> None:
+        race, clients, starts = await start_race(server.url, GAMES[number % len(GAMES)], 2, time_limit=10, undo=True)
+        bots = [Bot(c, race, s, seed=number * 10 + i) for i, (c, s) in enumerate(zip(clients, starts, strict=True))]
+        await asyncio.gather(*(bot.play() for bot in bots))
+        assert [bot.unavailable for bot in bots] == [0, 0]
+        end = await clients[0].next_event(End, race, timeout=30)
+        if "out_of_time" in {r["ended"] for r in end.results}:
+            at_the_deadline.append(race)
+        await check_replay(clients[0], race, end, [bot.acked for bot in bots])
+        for client in clients:
+            await client.close()
+
+    at_the_deadline: list[str] = []  # races that the time limit ended, with the bots still playing
+    began = time.monotonic()
+    await asyncio.gather(*(one_race(n) for n in range(20)))
+    assert time.monotonic() - began < 60
+    assert len(at_the_deadline) >= 15
+
+
+@pytest.fixture
+def own_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedRedis]:
+    """A Redis of the test's own (the embedded kind), which the test may stop and start again."""
+    embedded = EmbeddedRedis(Path(tmp_path_factory.mktemp("rd", numbered=True)))
+    embedded.start()
+    yield embedded
+    embedded.stop()
+
+
+async def test_redis_unreachable_at_a_races_start_deals_it_once_acks_nothing_unstored_and_recovery_goes_on(
+    server_factory: Any, own_redis: EmbeddedRedis
+) -> None:
+    """Issue 9 item 2: Redis down while a countdown ends."""
+    server = server_factory("--redis-url", own_redis.url, "--countdown", "2", *FAST)
+    server.start()
+    ann = await Client.connect(server.url, "ann")
+    bob = await Client.connect(server.url, "bob")
+    cy = await Client.connect(server.url, "cy")
+    spare = (await cy.create("golf")).race["id"]
+    race = (await ann.create("gate", undo=True)).race["id"]
+    await bob.join(race)
+    await ann.ready(race)
+    starts_at = (await bob.ready(race)).race["starts_at"]  # the countdown begins
+    own_redis.stop()
+    assert time.time() < starts_at  # Redis is down before the countdown ends
+    await asyncio.sleep(starts_at - time.time() + 0.5)  # the countdown is over; Redis is still down
+
+    refused: dict[str, str] = {}
+    for name, request in {
+        "move": ann.move(race, 0, ["turn"]),
+        "create": bob.create("golf"),
+        "join": bob.join(spare),
+        "ready": ann.ready(race, False),
+        "leave": bob.leave(race),
+        "replay": ann.replay("0123456789"),  # not in memory: asked of Redis
+    }.items():
+        with pytest.raises(ClientError) as info:
+            await request
+        refused[name] = info.value.code
+        if info.value.code == "unavailable":
+            assert info.value.retry_after is not None and info.value.retry_after >= 0.001
+    assert refused == {
+        "move": "race_not_running",  # never acknowledged while the start is not stored
+        "create": "unavailable",
+        "join": "unavailable",
+        "ready": "unavailable",
+        "leave": "unavailable",
+        "replay": "unavailable",
+    }
+    with pytest.raises(TimeoutError):
+        await ann.next_event(Start, race, timeout=0.5)
+    state = (await ann.snapshot(race)).race
+    assert state["status"] == "countdown" and [p["ready"] for p in state["players"]] == [True, True]
+
+    own_redis.start()  # back on the same data: the start goes out once it is stored
+    assert len((await cy.snapshot(spare)).race["players"]) == 1  # the refused join changed nothing
+    start_a = await ann.next_event(Start, race, timeout=10)
+    start_b = await bob.next_event(Start, race, timeout=10)
+    assert start_a.commitment == start_b.commitment
+    bots = [Bot(ann, race, start_a, seed=1), Bot(bob, race, start_b, seed=2)]
+    await asyncio.gather(*(bot.play(until=time.monotonic() + 0.5) for bot in bots))
+
+    for _ in range(2):  # a restart keeps the deal and every acknowledged entry; so does the next one
+        server.kill()
+        server.start()
+        for bot in bots:
+            snapshot = await with_retries(bot.client.snapshot, race)
+            assert snapshot.race["commitment"] == start_a.commitment
+            assert (snapshot.seq, snapshot.view) == (bot.seq, bot.view)
+        await asyncio.gather(*(bot.play(until=time.monotonic() + 0.3) for bot in bots))
+    for bot in bots:
+        if bot.view["ended"] is None:  # random play may have ended a game already
+            await bot.client.concede(race)
+            bot.acked.append(["concede"])
+    end = await ann.next_event(End, race, timeout=10)
+    await check_replay(ann, race, end, [bot.acked for bot in bots])
+
+
+async def test_a_race_that_cannot_be_recovered_is_set_aside_and_the_server_starts_anyway(
+    server_factory: Any, own_redis: EmbeddedRedis
+) -> None:
+    """Issue 9 item 2: one bad race does not stop the server."""
+    server = server_factory("--redis-url", own_redis.url)
+    server.start()
+    races = []
+    for _ in range(2):
+        race, clients, starts = await start_race(server.url, "golf", 2)
+        await clients[0].move(race, 0, starts[0].view["moves"][0])
+        races.append((race, clients))
+    (bad, _), (good, good_clients) = races
+    server.kill()
+    store = redis.Redis.from_url(own_redis.url)
+    store.rpush(f"{race_key(bad)}:log:0", msgpack.packb(["play", "p9"]))  # a move no deal allows twice
+    store.rpush(f"{race_key(bad)}:log:0", msgpack.packb(["play", "p9"]))
+    server.start()
+    await asyncio.sleep(0.5)
+    assert store.smembers(BROKEN_KEY) == {bad.encode()}
+    assert bad.encode() not in store.smembers(ACTIVE_KEY)
+    assert any(f"race {bad} cannot be recovered" in line for line in server.output)
+    assert (await with_retries(good_clients[1].snapshot, good)).seq == 0  # the other race goes on
+    with pytest.raises(ClientError) as info:
+        await good_clients[0].snapshot(bad)
+    assert info.value.code == "unknown_race"
+    server.kill()
+    seen = len(server.output)
+    server.start()  # and it is not tried again
+    assert not any(f"race {bad}" in line for line in server.output[seen:])
+
+
+def redis_pid(server: ServerProcess) -> int:
+    return int((server.data_dir / "redis.pid").read_text())
+
+
+async def healthz(server: ServerProcess) -> int:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    status = int((await reader.readline()).split()[1])
+    writer.close()
+    return status
+
+
+@pytest.mark.skipif(bool(REDIS_URL), reason="kills the embedded Redis")
+async def test_the_embedded_redis_killed_mid_race_is_restarted_and_no_acknowledged_move_is_lost(
+    server_factory: Any,
+) -> None:
+    """Issue 9 item 3 and its "done when": kill -9 of the embedded Redis while bots race flat out."""
+    server = server_factory(*FAST)
+    server.start()
+    race, clients, starts = await start_race(server.url, "german-patience", 2, undo=True)
+    bots = [Bot(c, race, s, seed=30 + i) for i, (c, s) in enumerate(zip(clients, starts, strict=True))]
+    playing = asyncio.gather(*(bot.play(until=time.monotonic() + 4) for bot in bots))
+    await asyncio.sleep(1)
+    killed = redis_pid(server)
+    os.kill(killed, signal.SIGKILL)
+    await wait_for_a_new_redis(server, killed)  # the supervisor brings it back
+    await playing
+    assert sum(bot.unavailable for bot in bots) > 0  # the bots did play through the outage
+    assert min(len(bot.acked) for bot in bots) > 50
+    for bot in bots:
+        if bot.view["ended"] is None:  # random play may have ended a game already
+            await bot.client.concede(race)
+            bot.acked.append(["concede"])
+    end = await clients[0].next_event(End, race, timeout=10)
+    await check_replay(clients[0], race, end, [bot.acked for bot in bots])
+    assert server.process is not None and server.process.poll() is None
+    assert server.stop() == 0
+    assert any("the embedded Redis (pid" in line and "died" in line for line in server.output)
+
+
+async def wait_for_a_new_redis(server: ServerProcess, killed: int) -> None:
+    """Wait until the server's embedded Redis is another process than ``killed`` and the server reaches it."""
+    for _ in range(100):
+        await asyncio.sleep(0.1)
+        with contextlib.suppress(FileNotFoundError, ValueError):
+            if redis_pid(server) != killed and await healthz(server) == 200:
+                return
+    raise AssertionError("the embedded Redis was not restarted")
+
+
+@pytest.mark.skipif(bool(REDIS_URL), reason="kills the embedded Redis")
+async def test_an_adopted_embedded_redis_is_supervised_too(server: ServerProcess) -> None:
+    """Issue 9 item 3: the Redis left by a SIGKILLed server is no child of the next one, and is watched all the same."""
+    ann = await Client.connect(server.url, "ann")
+    race = (await ann.create("golf")).race["id"]
+    adopted = redis_pid(server)
+    server.kill()
+    server.start()  # adopts the running Redis
+    assert redis_pid(server) == adopted
+    os.kill(adopted, signal.SIGKILL)
+    await wait_for_a_new_redis(server, adopted)
+    assert (await with_retries(ann.snapshot, race)).race["status"] == "open"
+    assert (await with_retries(ann.ready, race)).race["players"][0]["ready"]
+
+
+@pytest.mark.skipif(bool(REDIS_URL), reason="kills the embedded Redis")
+async def test_the_server_exits_with_a_clear_message_when_the_embedded_redis_cannot_come_back(
+    server_factory: Any,
+) -> None:
+    """Issue 9 item 3: a restart that fails stops the server with one line and status 1."""
+    server = server_factory()
+    server.start()
+    manifests = list((server.data_dir / "appendonlydir").glob("*.manifest"))
+    assert len(manifests) == 1
+    manifests[0].write_text("not a manifest\n")  # the next start of Redis refuses its data
+    os.kill(redis_pid(server), signal.SIGKILL)
+    assert server.process is not None
+    assert await asyncio.to_thread(server.process.wait, 30) == 1
+    assert server.stop() == 1
+    errors = [line for line in server.output if line.startswith("parlour: error:")]
+    assert len(errors) == 1 and "the embedded Redis died and did not start again" in errors[0], server.output
+
+
+def store_of(server: ServerProcess) -> redis.Redis:
+    """A connection to the server's Redis."""
+    if REDIS_URL:
+        return redis.Redis.from_url(REDIS_URL)
+    return redis.Redis(unix_socket_path=str(server.data_dir / "redis.sock"))
+
+
+async def test_an_entry_stored_although_its_reply_was_lost_is_acknowledged_when_sent_again(
+    server: ServerProcess,
+) -> None:
+    """Issue 9 item 3: a move in flight when Redis died may be stored unknown to the server; sent again, it is acked."""
+    race, (ann, bob), (start, _) = await start_race(server.url, "golf", 2)
+    first = await ann.move(race, 0, start.view["moves"][0])
+    lost = list(first.view["moves"][0])
+    store_of(server).rpush(f"{race_key(race)}:log:0", msgpack.packb(lost))  # in Redis; the server never heard back
+    again = await ann.move(race, 1, lost)
+    assert again.duplicate and again.seq == 2
+    assert (await ann.snapshot(race)).seq == 2
+    assert (await bob.next_event(Progress, race)).moves == 1
+    assert (await bob.next_event(Progress, race)).moves == 2  # the others learn of it too
+    await ann.concede(race)
+    await bob.concede(race)
+    end = await ann.next_event(End, race)
+    await check_replay(ann, race, end, [[start.view["moves"][0], lost, ["concede"]], [["concede"]]])
+
+
+@pytest.mark.skipif(bool(REDIS_URL), reason="kills the embedded Redis")
+async def test_the_server_gives_up_when_the_embedded_redis_keeps_dying(server_factory: Any) -> None:
+    """Issue 9 item 3: restarted four times, the fifth death within a minute stops the server."""
+    server = server_factory()
+    server.start()
+    assert server.process is not None
+    killed: set[int] = set()
+    for _ in range(300):
+        if server.process.poll() is not None:
+            break
+        with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError, ConnectionError):
+            pid = redis_pid(server)
+            if pid not in killed and await healthz(server) == 200:  # killed once it runs again
+                await asyncio.sleep(0.3)  # and once the supervisor knows it (dying as it starts fails at once)
+                os.kill(pid, signal.SIGKILL)
+                killed.add(pid)
+        await asyncio.sleep(0.05)
+    assert server.stop() == 1
+    assert len(killed) == 5, server.output
+    errors = [line for line in server.output if line.startswith("parlour: error:")]
+    assert errors == [f"parlour: error: the embedded Redis died 5 times in 60 s; see {server.data_dir}/redis.log\n"]
