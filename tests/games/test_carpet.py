@@ -334,7 +334,7 @@ def test_carpet_render_names_every_place() -> None:
     state = CARPET.apply(CARPET.apply(CARPET.deal(2024), DEAL), Move("move", "b5", "f"))
     text = CARPET.render(CARPET.view(state))
     assert "Foundations (f): AC AD 2H AS" in text
-    assert "Discard (w): 5H (1 cards)" in text and "Deck (s): 27 cards" in text
+    assert "Discard (w): 5H (1 card)" in text and "Deck (s): 27 cards" in text
     assert " b  8H  9C  7C  TC  .." in text
     assert "    1   2   3   4   5" in text
 

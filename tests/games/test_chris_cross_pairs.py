@@ -442,7 +442,7 @@ def test_chris_cross_pairs_render_shows_cells_and_step_marks() -> None:
     text = CCP.render(CCP.view(state))
     assert "\n   a   b   c   d   e\n" in text
     assert "2  AC*" in text and "3  --" in text and "1  .. " in text
-    assert "Round 1, phase 1" in text and "Stock: 1 cards" in text
+    assert "Round 1, phase 1" in text and "Stock: 1 card" in text
 
 
 # --- layouts --------------------------------------------------------------------------------
