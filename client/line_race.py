@@ -287,7 +287,8 @@ async def wait_for_start(
     """Say ready (if not yet) and wait for the start: the first view, seq and deadline.
 
     Ctrl-C here leaves the race, so that no empty race is left behind. ``None`` if the
-    connection is lost for good first.
+    race expires (the server removed it: nobody came in time) or the connection is lost
+    for good first.
     """
     try:
         me = next((p for p in info["players"] if p["seat"] == seat), None)
@@ -299,6 +300,9 @@ async def wait_for_start(
             if isinstance(event, Countdown) and event.race == race_id:
                 term.say(f"Starting in {event.starts_in:g} s...")
             elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
+                if event.race["status"] == "expired":
+                    term.say("The race expired: not every seat was taken and ready in time. Create a new one.")
+                    return None
                 term.say(f"Seats: {seat_list(event.race)}")
             elif isinstance(event, Start) and event.race == race_id:
                 term.say(f"Go! Commitment to the deal: {printable(event.commitment)}")

@@ -265,6 +265,17 @@ async def test_ctrl_c_before_the_start_leaves_the_race_and_races_lists_and_leave
     assert "Your races: none." in out
 
 
+async def test_a_waiting_racer_whose_race_expires_is_told_and_the_command_ends(
+    server_factory: type[ServerProcess], tmp_path: Path
+) -> None:
+    server = server_factory("--open-timeout", "1")
+    server.start()
+    ann = await Cli.start(tmp_path, "race", "--server", server.url, "--name", "ann", "create", "golf")
+    await ann.until("You are ready")
+    await ann.until("The race expired: not every seat was taken and ready in time", timeout=10)
+    assert await ann.finish() == 1
+
+
 async def test_two_profiles_on_one_machine_race_each_other(server: ServerProcess, tmp_path: Path) -> None:
     ann = await Cli.start(tmp_path, "race", "--server", server.url, "--profile", "ann", "create", "golf")
     code = (await ann.until(r"join (\w+)")).group(1)
