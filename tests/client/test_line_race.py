@@ -9,11 +9,12 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import ClassVar
 
 import pytest
+import pytest_asyncio
 
 from tests.conftest import ServerProcess
 
@@ -77,12 +78,14 @@ class Cli:
         return "".join(self.lines)
 
 
-@pytest.fixture(autouse=True)
-def _no_cli_left_behind() -> Iterator[None]:
+@pytest_asyncio.fixture(autouse=True)
+async def _no_cli_left_behind() -> AsyncIterator[None]:
     yield
-    for process in Cli.running:  # a failed test leaves them running; their loop is gone by now
+    for process in Cli.running:  # a failed test leaves them running
         with contextlib.suppress(ProcessLookupError):
-            os.kill(process.pid, signal.SIGKILL)
+            process.kill()
+        # Inside the test's loop: a pipe transport left for the collector warns once that loop is closed.
+        await asyncio.wait_for(process.communicate(), 20)
     Cli.running.clear()
 
 
