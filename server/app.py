@@ -560,6 +560,8 @@ class Server:
         player = self._player(conn)
         race = self._race(msg.race)
         async with self.race_locks[race.id]:
+            if self.races.get(race.id) is not race:  # it was deleted or expired while this waited
+                raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
             draft = _draft(race)  # stored first, as in _change
             draft.leave(player.id)
             if draft.seats:
@@ -590,6 +592,8 @@ class Server:
             return False
 
         async with self.race_locks[race.id]:
+            if self.races.get(race.id) is not race:  # it was deleted or expired while this waited
+                raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
             if await self._change(race, ready):
                 self._schedule(("start", race.id), starts_at, self._start, race)
                 self._send_seats(race, m.Countdown(race=race.id, starts_in=self.config.countdown))
@@ -941,13 +945,15 @@ class Server:
                 await self._expire(race, "none of its players is connected")
 
     async def _expire(self, race: Race, why: str) -> None:
-        """Remove a race that will not be played: tell its players and spectators, forget it, delete it."""
+        """Remove a race that will not be played: delete it from Redis first (if Redis cannot be
+        reached this raises, nothing changes and the timer tries again), then tell its players
+        and spectators and forget it."""
+        await self.store.delete_race(race.id)
         log.info("race %s expired: %s", race.id, why)
         race.status = Status.EXPIRED
         self._announce(race)
         self.metrics.races_expired += 1
         self._forget(race)
-        await self.store.delete_race(race.id)
 
     def _attended(self, race: Race) -> bool:
         """Whether any seated player of the race has a connection."""

@@ -22,7 +22,7 @@ import pytest
 import redis
 
 from parlour.client.connection import Client, ClientError
-from parlour.protocol.messages import End, Progress, Start
+from parlour.protocol.messages import End, Progress, RaceUpdate, Start
 from parlour.protocol.replay import verify_replay
 from parlour.server.embedded_redis import EmbeddedRedis
 from parlour.server.store import ACTIVE_KEY, BROKEN_KEY, race_key
@@ -379,3 +379,32 @@ async def test_the_server_gives_up_when_the_embedded_redis_keeps_dying(server_fa
     assert len(killed) == 5, server.output
     errors = [line for line in server.output if line.startswith("parlour: error:")]
     assert errors == [f"parlour: error: the embedded Redis died 5 times in 60 s; see {server.data_dir}/redis.log\n"]
+
+
+async def test_an_open_race_expiring_while_redis_is_down_is_removed_from_the_store_once_it_is_back(
+    server_factory: Any, own_redis: EmbeddedRedis
+) -> None:
+    """Expiry is stored first: a race whose open timeout passes while Redis is down is not told
+    `expired` and forgotten with its record left in Redis (recovered at the next restart); it
+    expires once Redis is back."""
+    server = server_factory("--redis-url", own_redis.url, "--open-timeout", "1")
+    server.start()
+    ann = await Client.connect(server.url, "ann")
+    race = (await ann.create("golf")).race["id"]
+    own_redis.stop()
+    await asyncio.sleep(1.5)  # the open timeout passes while Redis is down
+    with pytest.raises(TimeoutError):  # not announced while it cannot be removed from the store
+        await ann.next_event(RaceUpdate, race, timeout=0.5)
+    assert (await ann.snapshot(race)).race["status"] == "open"
+    own_redis.start()
+    update = await ann.next_event(RaceUpdate, race, timeout=10)
+    assert update.race["status"] == "expired"
+    store = redis.Redis.from_url(own_redis.url)
+    assert store.exists(race_key(race)) == 0
+    assert race.encode() not in store.smembers(ACTIVE_KEY)
+    server.kill()
+    server.start()
+    again = await Client.connect(server.url, "ann", token=ann.token)
+    assert again.races == []  # not recovered
+    for client in (ann, again):
+        await client.close()
