@@ -574,6 +574,9 @@ class Server:
             log.info("race %s left by %s", race.id, player.id)
             if race.seats:
                 self._announce(race)
+                if not self._attended(race):  # the leaver was the last of its players connected
+                    when = time.time() + self.config.abandoned_timeout
+                    self._schedule(("abandoned", race.id), when, self._abandoned, race)
             else:
                 self._forget(race)
                 log.info("race %s deleted: no seat left", race.id)

@@ -247,3 +247,22 @@ async def test_open_races_recovered_after_a_restart_expire_when_nobody_comes_bac
     await asyncio.sleep(1.5)
     assert (await dan.lobby()).races == []
     await dan.close()
+
+
+async def test_an_open_race_left_by_its_last_connected_player_expires_when_the_others_are_away(
+    server_factory: Any,
+) -> None:
+    """The abandoned clock starts when the last connected player goes away by leaving, too."""
+    server = server_factory("--abandoned-timeout", "1")
+    server.start()
+    ann, bob, dan = [await Client.connect(server.url, name) for name in ("ann", "bob", "dan")]
+    race = (await ann.create("golf", seats=3)).race["id"]
+    await bob.join(race)
+    await bob.close()  # ann is still connected: the race is attended
+    await dan.spectate(race)
+    await ann.leave(race)  # from now on none of its players is connected
+    gone = await expired(dan, race, timeout=3)
+    assert [p["name"] for p in gone["players"]] == ["bob"]
+    assert await refused(dan.snapshot(race)) == "unknown_race"
+    for client in (ann, dan):
+        await client.close()
