@@ -629,15 +629,13 @@ class Server:
         await self._entry(conn, msg.id, msg.race, msg.seq, list(UNDO))
 
     async def on_concede(self, conn: Connection, msg: m.Concede) -> None:
-        player = self._player(conn)
-        race = self._race(msg.race)
-        index = race.seat_of(player.id)
-        if index is None:
-            raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat in this race")
-        await self._entry(conn, msg.id, msg.race, race.seats[index].seq, CONCEDE.wire())
+        await self._entry(conn, msg.id, msg.race, None, CONCEDE.wire())
 
-    async def _entry(self, conn: Connection, request_id: int, race_id: str, seq: int, entry: list[Any]) -> None:
+    async def _entry(self, conn: Connection, request_id: int, race_id: str, seq: int | None, entry: list[Any]) -> None:
         """Check, persist, apply and acknowledge one log entry (a move, an undo or a concession).
+
+        ``seq`` None (a ``concede`` request): the entry goes at the end of the log as it is once
+        the seat's lock is held, so it is never a duplicate.
 
         Under the seat's lock, which :meth:`_finish` takes too: an entry is stored and applied
         before the race ends, or refused (``race_not_running``) and not stored.
@@ -650,6 +648,7 @@ class Server:
             now = time.time()
             index, seen = race.check_entry(player.id, seq, now)
             seat = race.seats[index]
+            seq = seat.seq if seq is None else seq
             if not seen:
                 state = race.next_state(index, entry)
                 try:

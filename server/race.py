@@ -178,8 +178,9 @@ class Race:
 
     # --- play ------------------------------------------------------------------------
 
-    def check_entry(self, player: str, seq: int, now: float) -> tuple[int, bool]:
-        """The seat of ``player`` and whether entry ``seq`` is already in its log, at unix time ``now``.
+    def check_entry(self, player: str, seq: int | None, now: float) -> tuple[int, bool]:
+        """The seat of ``player`` and whether entry ``seq`` is already in its log, at unix time ``now``
+        (``seq`` None: the next entry, whatever the log's length).
 
         Raises ``race_not_running`` (also once the race is closed or its deadline has come),
         ``not_seated`` or ``stale_seq``.
@@ -190,6 +191,8 @@ class Race:
         if not self.taking_entries(now):
             raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, "the race is ending: it takes no more entries")
         seat = self.seats[index]
+        if seq is None:
+            return index, False
         if seq < seat.seq:
             return index, True
         if seq > seat.seq:

@@ -321,3 +321,18 @@ async def test_a_finished_races_replay_is_built_once_and_kept_even_once_its_logs
     assert (await cy.replay(race)).replay == first  # after a restart too
     assert built() == 0  # this process built none
     await cy.close()
+
+
+async def test_a_concede_sent_from_two_connections_at_once_is_applied_once_and_the_other_gets_game_over(
+    server: ServerProcess,
+) -> None:
+    """A concede is never a duplicate (section 3.3): its seq is the log's length when it is applied."""
+    ann, bob, race, _start_a, _start_b = await race_of_two(server.url, "golf")
+    again = await Client.connect(server.url, "ann", token=ann.token)  # ann on a second device
+    replies = await asyncio.gather(ann.concede(race), again.concede(race), return_exceptions=True)
+    acks = [r for r in replies if not isinstance(r, BaseException)]
+    errors = [r for r in replies if isinstance(r, BaseException)]
+    assert len(acks) == 1 and not acks[0].duplicate and acks[0].seq == 1, replies
+    assert len(errors) == 1 and isinstance(errors[0], ClientError) and errors[0].code == "game_over", replies
+    for client in (ann, bob, again):
+        await client.close()
