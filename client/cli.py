@@ -476,7 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--data-dir",
         type=Path,
         help="the embedded Redis's data directory (default: $PARLOUR_DATA_DIR/redis, else "
-        "~/.local/share/parlour/redis)",
+        "$XDG_DATA_HOME/parlour/redis, else ~/.local/share/parlour/redis)",
     )
     server.add_argument(
         "--password", help=f"make the server private: every hello must give this password (or set ${PASSWORD_VARIABLE})"
