@@ -1030,8 +1030,10 @@ class Server:
                 self.unfinished[seat.player].add(race.id)
         shown_late = race.settings.live_boards and race.settings.spectator_delay > 0
         if race.status in (Status.RUNNING, Status.FINISHED) and shown_late:
+            # The boards before it are not known (after a restart): the current one is shown once
+            # it is `spectator_delay` old, counted from now, as if it had been reached now.
             for index, seat in enumerate(race.seats):
-                self.history[(race.id, index)] = deque([(time.time() - 10**9, seat.seq, seat.state)])
+                self.history[(race.id, index)] = deque([(time.time(), seat.seq, seat.state)])
 
     def _forget(self, race: Race) -> None:
         """Drop a race from memory (its record stays in Redis: replays load it from there)."""

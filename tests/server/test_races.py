@@ -336,3 +336,18 @@ async def test_a_concede_sent_from_two_connections_at_once_is_applied_once_and_t
     assert len(errors) == 1 and isinstance(errors[0], ClientError) and errors[0].code == "game_over", replies
     for client in (ann, bob, again):
         await client.close()
+
+
+async def test_a_spectator_delay_still_holds_after_a_server_restart(server: ServerProcess) -> None:
+    """A restart knows only each seat's current board: it is shown `spectator_delay` seconds after
+    the restart, not at once (which would show a spectator the boards as they stand now)."""
+    ann, _bob, race, start_a, _ = await race_of_two(server.url, spectator_delay=30, live_boards=True)
+    await ann.move(race, 0, start_a.view["moves"][0])
+    sam = await Client.connect(server.url, "sam")
+    assert (await sam.spectate(race)).boards == []  # nothing is 30 s old yet
+    server.kill()
+    server.start()
+    dan = await Client.connect(server.url, "dan")
+    assert (await dan.spectate(race)).boards == []  # still nothing 30 s old
+    for client in (ann, sam, dan):
+        await client.close()
