@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
 import os
 import random
@@ -28,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -45,10 +47,13 @@ def free_port() -> int:
 
 
 def start_process(command: list[str], ready: str) -> subprocess.Popen[str]:
+    """Start ``command`` and return once it prints ``ready``; its later output is read and
+    dropped (the server logs a line per race event: a full pipe would stop it)."""
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert process.stdout is not None
     for line in process.stdout:
         if ready in line:
+            threading.Thread(target=collections.deque, args=(process.stdout, 0), daemon=True).start()
             return process
     raise RuntimeError(f"{command[0]} did not start")
 
