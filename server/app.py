@@ -434,8 +434,8 @@ class Server:
             wait = self.new_identities.wait(address, now)
             if wait > 0:
                 raise ProtocolError(ErrorCode.RATE_LIMITED, "too many new identities from here; wait", retry_after=wait)
-            self.new_identities.take(address, now)
             player, token = await self.store.create_player(msg.name, msg.bot)
+            self.new_identities.take(address, time.monotonic())  # once stored: an unavailable hello does not count
         else:
             found = await self.store.player_by_token(msg.token)
             if found is None:
@@ -511,7 +511,6 @@ class Server:
         wait = self.new_races.wait(player.id, now)
         if wait > 0:
             raise ProtocolError(ErrorCode.RATE_LIMITED, "you are creating races too fast; wait", retry_after=wait)
-        self.new_races.take(player.id, now)
         settings = Settings(
             game=game.name,
             options=options,
@@ -525,6 +524,7 @@ class Server:
         race = Race(id=secrets.token_hex(5), settings=settings, created_by=player.id, created_at=time.time())
         race.join(player.id, player.name, player.bot)
         await self.store.save_race(race)
+        self.new_races.take(player.id, time.monotonic())  # once stored: a create refused as unavailable does not count
         self._adopt(race)  # notes the creator's seat too
         self._schedule_open_expiry(race)
         log.info("race %s created by %s: %s for %d", race.id, player.id, game.name, settings.seats)

@@ -408,3 +408,26 @@ async def test_an_open_race_expiring_while_redis_is_down_is_removed_from_the_sto
     assert again.races == []  # not recovered
     for client in (ann, again):
         await client.close()
+
+
+async def test_creates_and_new_identities_refused_as_unavailable_do_not_count_against_their_limits(
+    server_factory: Any, own_redis: EmbeddedRedis
+) -> None:
+    """A refused create does not count (section 3.3), `unavailable` included; nor does a refused new identity."""
+    server = server_factory("--redis-url", own_redis.url, "--race-burst", "2", "--identity-burst", "2")
+    server.start()
+    ann = await Client.connect(server.url, "ann")  # one new identity of the two
+    own_redis.stop()
+    for _ in range(3):
+        with pytest.raises(ClientError) as info:
+            await ann.create("golf")
+        assert info.value.code == "unavailable"
+        with pytest.raises(ClientError) as info:
+            await Client.connect(server.url, "bob", reconnect=False)
+        assert info.value.code == "unavailable"
+    own_redis.start()
+    await with_retries(ann.create, "golf")
+    await with_retries(ann.create, "golf")  # the burst of two, both still there
+    bob = await Client.connect(server.url, "bob")  # the second identity of the two
+    for client in (ann, bob):
+        await client.close()
