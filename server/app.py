@@ -813,8 +813,7 @@ class Server:
         # every racer stops watching before any opening board goes out.
         for seat in race.seats:
             for conn in self.by_player.get(seat.player, ()):
-                self.watchers[race.id].discard(conn)
-                conn.watching.discard(race.id)
+                self._unwatch(conn, race.id)
         for index, seat in enumerate(race.seats):
             start = m.Start(
                 race=race.id,

@@ -87,3 +87,21 @@ async def test_metrics_count_moves_errors_connections_and_races(server: ServerPr
     assert metrics["parlour_races_running"] == 1 and metrics["parlour_races_open"] == 0
     await ann.close()
     await bob.close()
+
+
+async def test_races_watched_counts_only_races_with_a_spectator(server: ServerProcess) -> None:
+    ann = await Client.connect(server.url, "ann")
+    bob = await Client.connect(server.url, "bob")
+    race = (await ann.create("golf")).race["id"]
+    await bob.join(race)
+    await ann.ready(race)
+    await bob.ready(race)
+    await ann.next_event(Start, race)  # the start drops seated players from the race's spectators
+    assert samples((await get(server.http + "/metrics"))[2])["parlour_races_watched"] == 0
+    sam = await Client.connect(server.url, "sam")
+    await sam.spectate(race)
+    assert samples((await get(server.http + "/metrics"))[2])["parlour_races_watched"] == 1
+    await sam.unspectate(race)
+    assert samples((await get(server.http + "/metrics"))[2])["parlour_races_watched"] == 0
+    for client in (ann, bob, sam):
+        await client.close()
