@@ -513,8 +513,27 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--identity-burst", type=int, default=60, help="new identities one address may make at once")
     server.add_argument("--race-rate", type=float, default=0.5, help="races per second one player may average")
     server.add_argument("--race-burst", type=int, default=30, help="races one player may create at once")
+    take_defaults_from_environment(server)
     server.set_defaults(run=cmd_serve)
     return parser
+
+
+# Read elsewhere: $PARLOUR_DATA_DIR names the folder that holds the data directory, and
+# $PARLOUR_PASSWORD is one of the password's sources (see server_password).
+NOT_FROM_ENVIRONMENT = {"help", "data_dir", "password"}
+
+
+def take_defaults_from_environment(parser: argparse.ArgumentParser) -> None:
+    """Let each option of ``parser`` default to ``$PARLOUR_<OPTION>`` (``--max-races``:
+    ``$PARLOUR_MAX_RACES``); a flag on the command line still wins. The value is read as the
+    flag's would be, and a bad one is refused naming the flag, only when ``parser`` runs."""
+    for action in parser._actions:
+        if not action.option_strings or action.dest in NOT_FROM_ENVIRONMENT:
+            continue
+        variable = "PARLOUR_" + action.dest.upper()
+        action.help = f"{action.help} [${variable}]"
+        if variable in os.environ:
+            action.default = os.environ[variable]  # a string default goes through the flag's type
 
 
 def package_version() -> str:
@@ -538,6 +557,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (parlour games | head): nothing left to say
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

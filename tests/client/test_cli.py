@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from parlour.client.line_play import HELP
 from parlour.games import game_names, get_game
@@ -160,3 +163,47 @@ def test_serve_refuses_a_data_dir_with_a_newline_with_a_clear_error_before_anyth
     assert result.returncode == 2 and "listening" not in result.stdout
     assert "must not hold control characters" in result.stderr and "'" in result.stderr  # the path, quoted
     assert not data_dir.exists()
+
+
+def test_every_serve_setting_can_come_from_a_parlour_environment_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from parlour.client.cli import build_parser
+    from tests.conftest import free_port
+
+    port = free_port()
+    environment = {
+        **os.environ,
+        "PARLOUR_PORT": str(port),
+        "PARLOUR_MAX_RACES": "9",
+        "PARLOUR_DATA_DIR": str(tmp_path),
+    }
+    server = subprocess.Popen(
+        [sys.executable, "-m", "parlour.client.cli", "serve"],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        lines = [server.stdout.readline() for _ in range(2)]
+        assert f"parlour: listening on ws://127.0.0.1:{port}\n" in lines, lines
+    finally:
+        server.terminate()
+        server.wait(20)
+    assert server.returncode == 0
+    for name, value in {"PARLOUR_MAX_RACES": "9", "PARLOUR_RATE": "2.5", "PARLOUR_REDIS_URL": "redis://r/1"}.items():
+        monkeypatch.setenv(name, value)
+    args = build_parser().parse_args(["serve"])
+    assert (args.max_races, args.rate, args.redis_url, args.port) == (9, 2.5, "redis://r/1", 8765)
+    assert build_parser().parse_args(["serve", "--max-races", "3"]).max_races == 3  # a flag still wins
+    assert "[$PARLOUR_IDLE_TIMEOUT]" in " ".join(parlour("serve", "--help").stdout.split())
+    refused = subprocess.run(
+        [sys.executable, "-m", "parlour.client.cli", "serve"],
+        env={**os.environ, "PARLOUR_PORT": "eighty"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 2 and "argument --port: invalid int value: 'eighty'" in refused.stderr
