@@ -483,7 +483,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     server.add_argument("--password-file", metavar="FILE", help="read the password from the first line of FILE")
     server.add_argument("--grace", type=float, default=60.0, help="seconds a disconnected racer keeps the seat")
-    server.add_argument("--idle-timeout", type=float, default=600.0, help="seconds before an idle connection closes")
+    server.add_argument(
+        "--idle-timeout", type=float, default=600.0, help="seconds before an idle connection closes (0: never)"
+    )
     server.add_argument("--max-frame", type=int, default=16 * 1024, help="largest frame in bytes (default 16384)")
     server.add_argument(
         "--max-backlog",

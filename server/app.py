@@ -135,6 +135,7 @@ class Connection:
     refused_at: float = 0.0  # monotonic time of the last refusal
     frame_started: float = 0.0  # perf_counter when the frame being served arrived
     number: int = 0  # counts connections since the server started; names this one in the log
+    reaped: bool = False  # told it was idle, and closing
 
     def __post_init__(self) -> None:
         self.tokens = float(self.burst)
@@ -336,13 +337,17 @@ class Server:
             self._disconnected(conn)
 
     async def reap_idle(self) -> None:
-        """Close connections that sent nothing for ``idle_timeout`` seconds; runs until cancelled."""
+        """Close connections that sent nothing for ``idle_timeout`` seconds (none if it is 0);
+        runs until cancelled. Each is told once, though its close may take up to a second."""
+        if self.config.idle_timeout <= 0:
+            return
         period = max(0.05, min(30.0, self.config.idle_timeout / 4))
         while True:
             await asyncio.sleep(period)
             cutoff = time.monotonic() - self.config.idle_timeout
-            idle = [c for c in self.connections if c.stamp < cutoff]
+            idle = [c for c in self.connections if c.stamp < cutoff and not c.reaped]
             for conn in idle:
+                conn.reaped = True
                 self._refuse(conn, None, ProtocolError(ErrorCode.IDLE_TIMEOUT, "no message for too long"))
                 close_soon(conn.ws, 1000, "idle timeout")  # a peer that does not read must not hold up the rest
 
@@ -462,7 +467,7 @@ class Server:
             server=f"{SERVER_NAME} ({self.config.node})",
             token=token,
             races=live,
-            idle_timeout=self.config.idle_timeout,
+            idle_timeout=self.config.idle_timeout or None,
         )
 
     async def on_lobby(self, conn: Connection, msg: m.Lobby) -> Message:

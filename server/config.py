@@ -18,7 +18,7 @@ class Config:
     rate: float = 50.0  # messages per second a connection may send on average
     burst: int = 200  # messages a connection may send at once
     max_races: int = 5  # open and live races a player may be seated in
-    idle_timeout: float = 600.0  # seconds without a message before the server closes
+    idle_timeout: float = 600.0  # seconds without a message before the server closes (0: never)
     grace: float = 60.0  # seconds a disconnected racer keeps the seat before conceding
     countdown: float = 3.0  # seconds between every seat ready and the start
     keep_finished: float = 60.0  # seconds a finished race stays in memory (replays come from Redis after)

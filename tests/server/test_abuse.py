@@ -366,3 +366,27 @@ async def test_players_who_leave_are_forgotten(server: ServerProcess) -> None:
     await asyncio.sleep(0.2)  # the server has seen every close
     assert gauge(server, "players_connected") == 1
     assert gauge(server, "players_seated") == 1
+
+
+async def test_an_idle_peer_that_does_not_read_is_told_it_is_idle_once(server_factory: Any) -> None:
+    """The reaper runs every idle_timeout / 4 while a close may take a second: it told a peer
+    that does not read (so its close is slow) again at every pass, and counted each time."""
+    from tests.server.test_http import get, samples
+
+    server = server_factory("--idle-timeout", "0.2")
+    server.start()
+    ws = await deaf(server.url, "deaf")
+    ws.transport.pause_reading()  # the server's close frame is not read: its close waits the full second
+    await asyncio.sleep(2)
+    _, _, page = await get(server.http + "/metrics")
+    assert samples(page)['parlour_errors_total{code="idle_timeout"}'] == 1
+
+
+async def test_an_idle_timeout_of_0_closes_no_connection(server_factory: Any) -> None:
+    server = server_factory("--idle-timeout", "0")
+    server.start()
+    peer = await Raw.connect(server.url, None)
+    welcome = await peer.call({"type": "hello", "name": "quiet"})
+    assert welcome["type"] == "welcome" and "idle_timeout" not in welcome  # the server has none
+    await asyncio.sleep(1)
+    assert (await peer.call({"type": "ping"}))["type"] == "pong"
