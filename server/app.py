@@ -590,7 +590,7 @@ class Server:
     async def on_ready(self, conn: Connection, msg: m.Ready) -> Message:
         player = self._player(conn)
         race = self._race(msg.race)
-        starts_at = time.time() + self.config.countdown
+        starts_at = 0.0  # set once the race's lock is held: waiting for it must not shorten the countdown
 
         def ready(race: Race) -> bool:
             """Set the flag; begin the countdown if every seat is now ready (and say so)."""
@@ -602,6 +602,7 @@ class Server:
         async with self.race_locks[race.id]:
             if self.races.get(race.id) is not race:  # it was deleted or expired while this waited
                 raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
+            starts_at = time.time() + self.config.countdown
             if await self._change(race, ready):
                 self._schedule(("start", race.id), starts_at, self._start, race)
                 self._send_seats(race, m.Countdown(race=race.id, starts_in=self.config.countdown))
