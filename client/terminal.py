@@ -60,17 +60,6 @@ class Terminal:
             self.stdout.write(text + "\n")
         self.stdout.flush()
 
-    def set_prompt(self, prompt: str) -> None:
-        """Change the prompt shown while a line is awaited (the clock in it, say)."""
-        if prompt == self.prompt:
-            return
-        self.prompt = prompt
-        if self.interactive and self._reading:
-            import readline
-
-            self.stdout.write(f"{CLEAR_LINE}{prompt}{readline.get_line_buffer()}")
-            self.stdout.flush()
-
     async def line(self, prompt: str = "") -> str | None:
         """The next line typed after ``prompt``, or ``None`` once input has ended."""
         if self._lines is None:
