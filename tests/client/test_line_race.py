@@ -90,15 +90,8 @@ async def _no_cli_left_behind() -> AsyncIterator[None]:
 
 
 async def test_race_a_friend_and_watch_from_the_terminal(server: ServerProcess, tmp_path: Path) -> None:
-    ann = await Cli.start(
-        tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf", "--live-boards"
-    )
-    code = (await ann.until(r"join (\w+)")).group(1)
-    race = (await ann.until(r"Race (\w+) created")).group(1)
-    bob = await Cli.start(tmp_path / "bob", "race", "--server", server.url, "--name", "bob", "join", code)
+    ann, bob, _, race = await start_race(server, tmp_path, "--live-boards")
     await bob.until("Joined race")
-    for racer in (ann, bob):
-        await racer.until("Go!")
     sam = await Cli.start(tmp_path / "sam", "watch", "--server", server.url, "--name", "sam", race)
     await sam.until("Watching race")
     await ann.type("?")
@@ -122,12 +115,7 @@ async def test_race_a_friend_and_watch_from_the_terminal(server: ServerProcess, 
 async def test_watching_a_race_without_live_boards_shows_progress_then_the_final_boards(
     server: ServerProcess, tmp_path: Path
 ) -> None:
-    ann = await Cli.start(tmp_path / "ann", "race", "--server", server.url, "--name", "ann", "create", "golf")
-    code = (await ann.until(r"join (\w+)")).group(1)
-    race = (await ann.until(r"Race (\w+) created")).group(1)
-    bob = await Cli.start(tmp_path / "bob", "race", "--server", server.url, "--name", "bob", "join", code)
-    for racer in (ann, bob):
-        await racer.until("Go!")
+    ann, bob, _, race = await start_race(server, tmp_path)
     sam = await Cli.start(tmp_path / "sam", "watch", "--server", server.url, "--name", "sam", race)
     await sam.until("Watching race")
     await ann.type("t")
