@@ -23,6 +23,16 @@ def parlour(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
+GOLF_BOARD = "Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n"  # a Golf deal near its end
+
+
+def golf_board(tmp_path: Path) -> Path:
+    """:data:`GOLF_BOARD` in a file, for ``--layout``."""
+    board = tmp_path / "board.txt"
+    board.write_text(GOLF_BOARD)
+    return board
+
+
 def test_games_lists_every_game_with_its_options() -> None:
     result = parlour("games")
     assert result.returncode == 0
@@ -62,8 +72,7 @@ def test_bad_input_gets_a_clear_error_and_status_2() -> None:
 
 
 def test_play_local_plays_typed_moves_and_reports_the_end(tmp_path: Path) -> None:
-    board = tmp_path / "board.txt"
-    board.write_text("Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n")
+    board = golf_board(tmp_path)
     result = parlour("play-local", "golf", "--layout", str(board), stdin="?\nplay p5\n#1\np1\np2\n")
     assert result.returncode == 0, result.stderr
     out = result.stdout
@@ -73,8 +82,7 @@ def test_play_local_plays_typed_moves_and_reports_the_end(tmp_path: Path) -> Non
 
 def test_the_same_error_words_locally_and_in_races(tmp_path: Path) -> None:
     """A refusal reads as the server's error code and message, as ``parlour race`` prints them."""
-    board = tmp_path / "board.txt"
-    board.write_text("Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n")
+    board = golf_board(tmp_path)
     out = parlour("play-local", "golf", "--layout", str(board), stdin="play p5\nplay p9\n").stdout
     assert "illegal_move: pile 5 is empty" in out
     assert "bad_move: " in out and "BadMove" not in out and "IllegalMove" not in out
@@ -105,8 +113,7 @@ def test_the_chance_takes_a_move_without_a_count_when_only_one_count_is_possible
 
 
 def test_play_local_takes_moves_back_with_undo(tmp_path: Path) -> None:
-    board = tmp_path / "board.txt"
-    board.write_text("Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n")
+    board = golf_board(tmp_path)
     out = parlour("play-local", "golf", "--layout", str(board), stdin="undo\np1\nundo\nboard\n").stdout
     assert "illegal_move: there is no move to undo" in out
     assert out.count("Waste: 5S") == 3 and out.count("Waste: 4H") == 1  # the start, after undo, and 'board'
@@ -120,7 +127,7 @@ def test_quit_asks_before_it_concedes() -> None:
 
 def test_plurals_one_card_and_one_move() -> None:
     golf = get_game("golf")
-    board = golf.from_text("Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n")
+    board = golf.from_text(GOLF_BOARD)
     assert "Stock: 1 card\n" in golf.render(golf.view(board, "player"))
     from parlour.client.line_race import format_results
 
@@ -143,8 +150,7 @@ def test_serve_help_shows_the_defaults() -> None:
 
 
 def test_a_seed_beside_a_layout_is_refused(tmp_path: Path) -> None:
-    board = tmp_path / "board.txt"
-    board.write_text("Talon: KC\nFoundations: 5S\n3C 4H\n2D\n:\n:\n:\n:\n:\n")
+    board = golf_board(tmp_path)
     for command in ("deal", "play-local"):
         result = parlour(command, "golf", "--layout", str(board), "--seed", "5")
         assert result.returncode == 2 and "--seed or --layout, not both" in result.stderr
