@@ -233,9 +233,7 @@ class Server:
                 log.error("race %s cannot be recovered, set aside: %s: %s", race_id, type(error).__name__, error)
                 stale = self.races.get(race_id)
                 if stale is not None:
-                    graces = [("grace", race_id, index) for index in range(len(stale.seats))]
-                    for key in [("start", race_id), ("deadline", race_id), ("finish", race_id), *graces]:
-                        self._cancel(key)
+                    self._stop_clock(stale)
                     self._forget(stale)
                 await self.store.set_aside(race_id)
 
@@ -405,13 +403,14 @@ class Server:
         if peers or self.closing:
             return
         now = time.time()
-        for race in self.races.values():
-            index = race.seat_of(conn.player.id)
-            if index is not None and race.status is Status.RUNNING and race.seats[index].state.ended is None:
-                self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
         for race_id in self.unfinished.get(conn.player.id, ()):
             race = self.races.get(race_id)
-            if race is not None and race.status in (Status.OPEN, Status.COUNTDOWN) and not self._attended(race):
+            if race is None:
+                continue
+            index = race.seat_of(conn.player.id)
+            if race.status is Status.RUNNING and index is not None and race.seats[index].state.ended is None:
+                self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
+            elif race.status in (Status.OPEN, Status.COUNTDOWN) and not self._attended(race):
                 self._schedule(("abandoned", race.id), now + self.config.abandoned_timeout, self._abandoned, race)
 
     # --- identity and lobby ----------------------------------------------------------
@@ -452,13 +451,10 @@ class Server:
         conn.player = player
         self.by_player[player.id].add(conn)
         log.info("connection %d identified as %s (%s)", conn.number, player.id, printable(player.name))
-        live = []
-        for race in self.races.values():
-            index = race.seat_of(player.id)
-            if index is not None and race.status is not Status.FINISHED:
-                live.append(race.id)
-                self._cancel(("grace", race.id, index))
-                self._cancel(("abandoned", race.id))
+        live = sorted(race_id for race_id in self.unfinished.get(player.id, ()) if race_id in self.races)
+        for race_id in live:
+            self._cancel(("grace", race_id, self.races[race_id].seat_of(player.id)))
+            self._cancel(("abandoned", race_id))
         return m.Welcome(
             id=msg.id,
             player=player.id,
@@ -878,9 +874,7 @@ class Server:
             return
         if race.closed_at is None:
             race.closed_at = time.time() if now is None else now
-        graces = [("grace", race.id, index) for index in range(len(race.seats))]
-        for key in [("start", race.id), ("deadline", race.id), ("finish", race.id), *graces]:
-            self._cancel(key)
+        self._stop_clock(race)
         async with contextlib.AsyncExitStack() as locked:
             for index in range(len(race.seats)):
                 await locked.enter_async_context(self.locks[(race.id, index)])
@@ -929,6 +923,12 @@ class Server:
 
     async def _evict(self, race: Race) -> None:
         self._forget(race)
+
+    def _stop_clock(self, race: Race) -> None:
+        """Cancel the race's timers of play: its start, deadline, finish retry and grace periods."""
+        graces = [("grace", race.id, index) for index in range(len(race.seats))]
+        for key in [("start", race.id), ("deadline", race.id), ("finish", race.id), *graces]:
+            self._cancel(key)
 
     def _schedule_open_expiry(self, race: Race) -> None:
         when = (race.joined_at or race.created_at) + self.config.open_timeout
