@@ -284,7 +284,7 @@ def client_options(parser: argparse.ArgumentParser, suppress: bool = False) -> N
     )
     parser.add_argument(
         "--password",
-        default=default(os.environ.get("PARLOUR_PASSWORD")),
+        default=default(os.environ.get(PASSWORD_VARIABLE)),
         help="the server's password, if it has one (default: $PARLOUR_PASSWORD)",
     )
     parser.add_argument(
