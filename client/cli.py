@@ -340,6 +340,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         redis_url=args.redis_url,
+        redis_prefix=args.redis_prefix,
+        redis_cluster=args.redis_cluster,
         data_dir=args.data_dir,
         password=server_password(args),
         grace=args.grace,
@@ -473,6 +475,16 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
     server.add_argument("--redis-url", help="use this Redis (redis://..., unix://...) instead of the embedded one")
     server.add_argument(
+        "--redis-prefix",
+        default="parlour",
+        help="start every key with this (instances sharing one Redis need different ones; default parlour)",
+    )
+    server.add_argument(
+        "--redis-cluster",
+        action="store_true",
+        help="--redis-url names a node of a Redis Cluster (redis-py's RedisCluster: the others are found from it)",
+    )
+    server.add_argument(
         "--data-dir",
         type=Path,
         help="the embedded Redis's data directory (default: $PARLOUR_DATA_DIR/redis, else "
@@ -523,6 +535,17 @@ def build_parser() -> argparse.ArgumentParser:
 # Read elsewhere: $PARLOUR_DATA_DIR names the folder that holds the data directory, and
 # $PARLOUR_PASSWORD is one of the password's sources (see server_password).
 NOT_FROM_ENVIRONMENT = {"help", "data_dir", "password"}
+SWITCH_VALUES = {
+    "1": True,
+    "true": True,
+    "yes": True,
+    "on": True,
+    "0": False,
+    "false": False,
+    "no": False,
+    "off": False,
+    "": False,
+}
 
 
 def take_defaults_from_environment(parser: argparse.ArgumentParser) -> None:
@@ -534,8 +557,15 @@ def take_defaults_from_environment(parser: argparse.ArgumentParser) -> None:
             continue
         variable = "PARLOUR_" + action.dest.upper()
         action.help = f"{action.help} [${variable}]"
-        if variable in os.environ:
-            action.default = os.environ[variable]  # a string default goes through the flag's type
+        if variable not in os.environ:
+            continue
+        value = os.environ[variable]
+        if isinstance(action, argparse._StoreTrueAction):  # a switch: 1/true/yes/on or 0/false/no/off
+            if value.strip().lower() not in SWITCH_VALUES:
+                parser.error(f"${variable} must be one of {', '.join(SWITCH_VALUES)}, not {value!r}")
+            action.default = SWITCH_VALUES[value.strip().lower()]
+        else:
+            action.default = value  # a string default goes through the flag's type
 
 
 def package_version() -> str:

@@ -1,4 +1,4 @@
-"""The race server: one asyncio process serving websockets, with its state in Redis.
+"""The race server: one node, an asyncio process serving websockets, with its state in Redis.
 
 A thin loop around the sans-I/O pieces: :mod:`parlour.protocol` reads and writes the
 frames, :mod:`parlour.server.race` keeps the rules of a race, :mod:`parlour.server.store`
@@ -10,17 +10,17 @@ served on the same port.
 from __future__ import annotations
 
 import asyncio
-import bisect
 import contextlib
 import logging
 import secrets
 import time
 from collections import defaultdict, deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 from dataclasses import dataclass, field, replace
 from http import HTTPStatus
 from typing import Any
 
+import msgpack
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
@@ -35,11 +35,12 @@ from parlour.protocol.codec import decode_map, message_from_map
 from parlour.protocol.messages import PROTOCOL_VERSION, REQUESTS, Message
 from parlour.protocol.replay import REPLAY_FORMAT
 from parlour.protocol.text import name_problem, printable
+from parlour.server.bus import Bus
 from parlour.server.config import Config
 from parlour.server.limits import Backoff, Buckets, address_of
 from parlour.server.metrics import Metrics
 from parlour.server.race import CONCEDE_WIRE, SEED_BITS, UNDO, Race, Settings, Status, read_code
-from parlour.server.store import UNAVAILABLE, LogConflict, Player, RaceClosed, Store
+from parlour.server.store import UNAVAILABLE, LogConflict, Player, RaceClosed, Store, VersionConflict, decode_race
 
 SERVER_NAME = "parlour/0.1"
 log = logging.getLogger("parlour.server")
@@ -50,6 +51,8 @@ CLOSE_TIMEOUT = 1.0  # seconds a closing handshake may take before the TCP conne
 READ_SIZE = 16 * 1024  # bytes read from a socket at once, and parsed into frames without a pause
 PING_RATE = 1.0  # WebSocket Pings a second a peer may send on average
 PING_BURST = 20  # WebSocket Pings a peer may send at once
+LEASE = 5.0  # seconds a race's lease lasts unless its node renews it: another node then runs its timers
+BEAT = 1.0  # seconds between a node's heartbeats (it renews its leases and takes those that ran out)
 
 # Wrong join codes (per player and per address) and wrong passwords (per address): 5 are free,
 # then each one doubles the wait before the next try, from 1 s up to 5 min; 10 min without one
@@ -170,13 +173,26 @@ class Connection:
 
 
 class Server:
-    """Every race and connection of this node."""
+    """One server node: its connections, and the races it holds in memory.
+
+    Redis holds the truth and any number of nodes may share it. A node holds in memory the
+    races its connections play or watch, kept up to date by the events other nodes publish
+    (:mod:`parlour.server.bus`), and the races whose lease it holds, whose timers it runs
+    (start, deadline, grace, expiry). A move is applied on the node where its player is
+    connected and stored by the append script, the only arbiter; a race-wide change is
+    saved over the record's version (compare and set), so each happens once whichever
+    nodes try it, and every node then tells its own connections (:meth:`_took`).
+    """
 
     def __init__(self, config: Config, store: Store) -> None:
         self.config = config
         self.store = store
+        self.node = store.node
         self.races: dict[str, Race] = {}
-        self.codes: dict[str, str] = {}
+        self.loading: dict[str, asyncio.Task[Race | None]] = {}
+        self.early: dict[str, list[list[Any]]] = {}  # events of races being loaded, applied once they are
+        self.held: set[str] = set()  # races whose lease this node holds: it runs their timers
+        self.live_nodes: set[str] = {self.node}
         self.connections: set[Connection] = set()
         self.by_player: dict[str, set[Connection]] = defaultdict(set)
         self.watchers: dict[str, set[Connection]] = defaultdict(set)
@@ -186,19 +202,18 @@ class Server:
         # Boards of seats in races with a spectator delay, oldest first, from the last one
         # past the delay on: what spectators may still be shown.
         self.history: dict[tuple[str, int], deque[tuple[float, int, Any]]] = defaultdict(deque)
-        self.unfinished: dict[str, set[str]] = defaultdict(set)  # player -> ids of their unfinished races
         self.timers: dict[Any, asyncio.TimerHandle] = {}
-        self.running: set[asyncio.Task[None]] = set()  # timers that fired and still work
-        self.metrics = Metrics(self._gauges)
+        self.running: set[asyncio.Task[None]] = set()  # timers that fired and still work, and other chores
+        self.metrics = Metrics(self._gauges, self.node)
         self.closing = False
-        # Public unfinished races as (created_at, id), oldest first: the lobby pages through it.
-        self.listed: list[tuple[float, str]] = []
+        self.started = asyncio.Event()  # set once the node's first heartbeat is done
         self.replays: dict[str, dict[str, Any]] = {}  # built replays of finished races in memory
         self.building: dict[str, asyncio.Task[dict[str, Any]]] = {}  # replays being rebuilt from the logs
         self.new_identities = Buckets(config.identity_rate, config.identity_burst)  # by address
         self.new_races = Buckets(config.race_rate, config.race_burst)  # by player
         self.wrong_codes = Backoff(**GUESSES)  # by player and by address
         self.wrong_passwords = Backoff(**GUESSES)  # by address
+        self.bus = Bus(store.redis, store.keys, self.node, self._on_event, self._on_gap)
         self.handlers: dict[type[Message], Callable[[Connection, Any], Awaitable[Message | None]]] = {
             m.Lobby: self.on_lobby,
             m.Create: self.on_create,
@@ -217,75 +232,114 @@ class Server:
 
     # --- start and stop --------------------------------------------------------------
 
-    async def recover(self) -> None:
-        """Rebuild every unfinished race from Redis (after a restart or a crash).
+    async def run(self, alone: bool = False) -> None:
+        """Take part in the cluster of nodes until cancelled: follow other nodes' events, beat
+        once every ``BEAT`` seconds, keep this node's leases and take those that ran out.
+        ``alone``: no other node uses this Redis, so this one takes every race at once
+        instead of waiting for the leases of its last run to run out.
 
-        A race that fails to load or rebuild is logged, with its id and why, and set aside
-        (its keys stay in Redis, listed in ``parlour:races:broken``): the others start anyway.
-        Raises if Redis cannot be reached.
+        The first beat has happened once :attr:`started` is set. Raises if Redis cannot be
+        reached at the start.
         """
-        for race_id in await self.store.active_race_ids():
-            try:
-                await self._recover(race_id)
-            except UNAVAILABLE:
-                raise
-            except Exception as error:
-                log.error("race %s cannot be recovered, set aside: %s: %s", race_id, type(error).__name__, error)
-                stale = self.races.get(race_id)
-                if stale is not None:
-                    self._stop_clock(stale)
-                    self._forget(stale)
-                await self.store.set_aside(race_id)
+        bus = asyncio.create_task(self.bus.run())
+        try:
+            orphans = await self.store.lease_orphans()
+            if orphans:
+                log.info("%d races had no lease: any node may take them now", orphans)
+            if alone:
+                await self._take_every_race()
+            while True:
+                try:
+                    await self._beat()
+                except UNAVAILABLE as error:
+                    log.warning("cannot reach Redis to renew this node's leases (%s)", error)
+                self.started.set()
+                await asyncio.sleep(BEAT)
+        finally:
+            bus.cancel()
 
-    async def _recover(self, race_id: str) -> None:
-        now = time.time()
-        race = await self.store.load_race(race_id)
-        if race is None:
+    async def _take_every_race(self) -> None:
+        races = await self.store.active_race_ids()
+        if races:
+            await self.store.take_leases(LEASE, races)
+            for race_id in races:
+                await self._take_over(race_id, "")
+
+    async def _beat(self) -> None:
+        lost, live = await self.store.heartbeat(sorted(self.held), LEASE)
+        for race_id in lost:
+            log.warning("race %s: another node took its lease", race_id)
+            self.held.discard(race_id)
+            race = self.races.get(race_id)
+            if race is not None:
+                self._stop_clock(race)
+                for key in [("open", race_id), ("abandoned", race_id)]:
+                    self._cancel(key)
+        live.add(self.node)
+        gone = self.live_nodes - live
+        self.live_nodes = live
+        if gone:
+            log.info("nodes gone: %s; checking who is still connected", ", ".join(sorted(gone)))
+            for race_id in sorted(self.held):
+                race = self.races.get(race_id)
+                if race is not None:
+                    self._spawn(self._check_presence(race), ("presence", race_id))
+        if self.closing:
             return
-        self._adopt(race)
-        if race.status is Status.RUNNING:
-            if race.closed_at is not None:  # it stopped taking entries before the restart
-                await self._finish(race, race.closed_at)
-                return
-            if race.all_over():  # it ended when its last game did
-                await self._finish(race, max(seat.finished_at or now for seat in race.seats))
-                return
-            if (race.deadline or now) <= now:
-                await self._finish(race, race.deadline)
-                return
-            self._schedule(("deadline", race.id), race.deadline or now, self._deadline, race)
-            for index, seat in enumerate(race.seats):
-                if seat.state.ended is None:
-                    self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
-        elif race.status is Status.COUNTDOWN:
-            self._schedule(("start", race.id), max(now, race.starts_at or now), self._start, race)
-        if race.status in (Status.OPEN, Status.COUNTDOWN):  # nobody is connected yet
-            self._schedule_open_expiry(race)
-            self._schedule(("abandoned", race.id), now + self.config.abandoned_timeout, self._abandoned, race)
+        for race_id, before in (await self.store.take_leases(LEASE)).items():
+            await self._take_over(race_id, before)
+
+    async def _take_over(self, race_id: str, before: str) -> None:
+        """Hold a race whose lease this node just took: run its timers from now on."""
+        race = await self._get(race_id)
+        if race is None or race.status is Status.FINISHED:
+            await self.store.give_leases([race_id], hand=False)
+            return
+        self.held.add(race_id)
+        if before and before != self.node:
+            self.metrics.leases_taken += 1
+            log.info("race %s: lease taken over from node %s", race_id, before)
+        self._plan(race)
+        self._spawn(self._check_presence(race), ("presence", race_id))
 
     async def shutdown(self) -> None:
-        """Tell every client the server is going away and close their connections."""
+        """Hand this node's races to the other nodes, tell every client the server is going
+        away and close their connections."""
         self.closing = True
         for handle in self.timers.values():
             handle.cancel()
         self.timers.clear()
         for task in self.running:
             task.cancel()
+        try:
+            await self.store.give_leases(sorted(self.held), hand=True)
+            self.metrics.leases_released += len(self.held)
+            if self.held:
+                log.info("handed %d races over to the other nodes", len(self.held))
+        except UNAVAILABLE as error:  # their leases run out instead
+            log.warning("cannot hand the races over (%s): other nodes take them in %s s", error, LEASE)
+        self.held.clear()
         farewell = m.Error(code=ErrorCode.SHUTTING_DOWN, message="the server is shutting down; reconnect soon")
         self._broadcast(self.connections, farewell)
         closing = [asyncio.create_task(close_within(c.ws, 1001, "server shutting down")) for c in self.connections]
         if closing:
             await asyncio.wait(closing)
+        await self.bus.close()
 
     def _gauges(self) -> dict[str, float]:
-        by_status = defaultdict(int)
+        by_status: dict[str, int] = defaultdict(int)
+        seated: set[str] = set()
         for race in self.races.values():
             by_status[race.status.value] += 1
+            if race.status is not Status.FINISHED:
+                seated.update(seat.player for seat in race.seats)
         gauges: dict[str, float] = {
             "connections": len(self.connections),
             "players_connected": len(self.by_player),
-            "players_seated": len(self.unfinished),  # players with a seat in an unfinished race
+            "players_seated": len(seated),  # players with a seat in an unfinished race held here
             "races_watched": len(self.watchers),
+            "races_held": len(self.held),
+            "nodes_live": len(self.live_nodes),
         }
         for status in Status:
             if status is Status.EXPIRED:  # an expired race leaves memory at once
@@ -400,18 +454,8 @@ class Server:
         peers.discard(conn)
         if not peers:
             self.by_player.pop(conn.player.id, None)
-        if peers or self.closing:
-            return
-        now = time.time()
-        for race_id in self.unfinished.get(conn.player.id, ()):
-            race = self.races.get(race_id)
-            if race is None:
-                continue
-            index = race.seat_of(conn.player.id)
-            if race.status is Status.RUNNING and index is not None and race.seats[index].state.ended is None:
-                self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
-            elif race.status in (Status.OPEN, Status.COUNTDOWN) and not self._attended(race):
-                self._schedule(("abandoned", race.id), now + self.config.abandoned_timeout, self._abandoned, race)
+        if not self.closing:  # a node that stops hands over all at once
+            self._spawn(self._went_away(conn.player.id, last=not peers), ("away", conn.player.id))
 
     # --- identity and lobby ----------------------------------------------------------
 
@@ -448,48 +492,51 @@ class Server:
             if (player.name, player.bot) != (msg.name, msg.bot):
                 await self.store.rename(player.id, msg.name, msg.bot)
                 player = Player(player.id, msg.name, msg.bot)
+        await self.store.connected(player.id)  # the grace and expiry timers, on any node, ask
+        live = await self.store.unfinished_races(player.id)
+        if conn.ws.protocol.state is not OPEN:  # it closed meanwhile: _disconnected counted nothing
+            await self.store.disconnected(player.id)
+            raise ConnectionClosed(None, None)
         conn.player = player
         self.by_player[player.id].add(conn)
         log.info("connection %d identified as %s (%s)", conn.number, player.id, printable(player.name))
-        live = sorted(race_id for race_id in self.unfinished.get(player.id, ()) if race_id in self.races)
-        for race_id in live:
-            self._cancel(("grace", race_id, self.races[race_id].seat_of(player.id)))
-            self._cancel(("abandoned", race_id))
         return m.Welcome(
             id=msg.id,
             player=player.id,
             name=player.name,
             bot=player.bot,
-            server=f"{SERVER_NAME} ({self.config.node})",
+            server=f"{SERVER_NAME} ({self.node})",
             token=token,
             races=live,
             idle_timeout=self.config.idle_timeout or None,
         )
 
     async def on_lobby(self, conn: Connection, msg: m.Lobby) -> Message:
-        """One page of the lobby: the player's own unfinished races, then the public ones, newest first.
+        """One page of the lobby, across every node: the player's own unfinished races, then
+        the public ones, newest first.
 
-        The order is by the key (0 for the player's own races, 1 for the others; -created_at; id),
-        and the cursor names the last key shown, so a page costs its own size, not the lobby's.
+        The order is by the key (0 for the player's own races, 1 for the others; -created_at;
+        id), and the cursor names the last key shown, so a page costs its own size, not the
+        lobby's.
         """
         player = self._player(conn)
         after = _read_cursor(msg.after) if msg.after is not None else None
         page: list[tuple[tuple[int, float, str], Race]] = []
-        mine = [self.races[r] for r in self.unfinished.get(player.id, ()) if r in self.races]
-        for race in sorted(mine, key=lambda r: (-r.created_at, r.id)):
-            key = (0, -race.created_at, race.id)
-            if race.status is not Status.FINISHED and (after is None or key > after):
-                page.append((key, race))
-        stop = len(self.listed)
-        if after is not None and after[0] == 1:
-            stop = bisect.bisect_left(self.listed, (-after[1], after[2]))
-        for index in range(stop - 1, -1, -1):
-            if len(page) > msg.limit:
+        if after is None or after[0] == 0:
+            mine = await self.store.load_records(await self.store.unfinished_races(player.id))
+            for race in sorted(mine, key=lambda r: (-r.created_at, r.id)):
+                key = (0, -race.created_at, race.id)
+                if race.status is not Status.FINISHED and (after is None or key > after):
+                    page.append((key, race))
+        before = (-after[1], after[2]) if after is not None and after[0] == 1 else None
+        while len(page) <= msg.limit:
+            listed = await self.store.listed(before, msg.limit + 1 - len(page))
+            if not listed:
                 break
-            created_at, race_id = self.listed[index]
-            race = self.races[race_id]
-            if race.status is not Status.FINISHED and race.seat_of(player.id) is None:
-                page.append(((1, -created_at, race_id), race))
+            before = listed[-1]
+            for race in await self.store.load_records([race_id for _, race_id in listed]):
+                if race.status is not Status.FINISHED and race.seat_of(player.id) is None:
+                    page.append(((1, -race.created_at, race.id), race))
         shown = page[: msg.limit]
         more = len(page) > msg.limit
         return m.Races(
@@ -507,7 +554,7 @@ class Server:
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, str(error)) from None
         except BadOptions as error:
             raise ProtocolError(ErrorCode.BAD_OPTIONS, str(error)) from None
-        self._check_race_limit(player)
+        await self._check_race_limit(player)
         now = time.monotonic()
         wait = self.new_races.wait(player.id, now)
         if wait > 0:
@@ -524,24 +571,32 @@ class Server:
         )
         race = Race(id=secrets.token_hex(5), settings=settings, created_by=player.id, created_at=time.time())
         race.join(player.id, player.name, player.bot)
-        await self.store.save_race(race)
+        await self.store.take_leases(LEASE, [race.id])  # first: no stored race is ever without a lease
+        self.held.add(race.id)
+        await self._watch_race(race.id)
+        try:
+            race.version = await self.store.save_race(race)
+        except BaseException:
+            self.held.discard(race.id)
+            self._spawn(self._unwatch_race(race.id), ("unwatch", race.id))
+            raise
         self.new_races.take(player.id, time.monotonic())  # once stored: a create refused as unavailable does not count
-        self._adopt(race)  # notes the creator's seat too
-        self._schedule_open_expiry(race)
+        self._adopt(race)
+        self._plan(race)
         log.info("race %s created by %s: %s for %d", race.id, player.id, game.name, settings.seats)
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
     async def on_join(self, conn: Connection, msg: m.Join) -> Message:
         player = self._player(conn)
-        race_id = self._race_of_code(conn, msg.code) if msg.code is not None else msg.race
-        race = self.races.get(race_id or "")
+        race_id = await self._race_of_code(conn, msg.code) if msg.code is not None else msg.race
+        race = await self._get(race_id) if race_id else None
         if race is None or (msg.code is None and not race.settings.public and race.seat_of(player.id) is None):
             raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no open race with that id or code")
         async with self.race_locks[race.id]:
             if self.races.get(race.id) is not race:  # it was deleted or expired while this waited
                 raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no open race with that id or code")
             if race.seat_of(player.id) is None:
-                self._check_race_limit(player)
+                await self._check_race_limit(player)
                 joined_at = time.time()
 
                 def take_seat(race: Race) -> int:
@@ -550,42 +605,22 @@ class Server:
                     return seat
 
                 seat = await self._change(race, take_seat)
-                self._schedule_open_expiry(race)
-                self.unfinished[player.id].add(race.id)
                 log.info("race %s joined by %s, seat %d", race.id, player.id, seat)
-            self._cancel(("abandoned", race.id))  # the joiner is here
-        self._announce(race)
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
     async def on_leave(self, conn: Connection, msg: m.Leave) -> Message:
         player = self._player(conn)
-        race = self._race(msg.race)
+        race = await self._known(msg.race)
         async with self.race_locks[race.id]:
             if self.races.get(race.id) is not race:  # it was deleted or expired while this waited
                 raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
-            draft = _draft(race)  # stored first, as in _change
-            draft.leave(player.id)
-            if draft.seats:
-                await self.store.save_race(draft)
-            else:
-                await self.store.delete_race(race.id)  # the last seat left: the race goes
-            race.leave(player.id)
-            self._settled(player.id, race.id)
-            self._cancel(("start", race.id))
+            await self._change(race, lambda race: race.leave(player.id), gone=(player.id,))
             log.info("race %s left by %s", race.id, player.id)
-            if race.seats:
-                self._announce(race)
-                if not self._attended(race):  # the leaver was the last of its players connected
-                    when = time.time() + self.config.abandoned_timeout
-                    self._schedule(("abandoned", race.id), when, self._abandoned, race)
-            else:
-                self._forget(race)
-                log.info("race %s deleted: no seat left", race.id)
         return m.Ok(id=msg.id)
 
     async def on_ready(self, conn: Connection, msg: m.Ready) -> Message:
         player = self._player(conn)
-        race = self._race(msg.race)
+        race = await self._known(msg.race)
         starts_at = 0.0  # set once the race's lock is held: waiting for it must not shorten the countdown
 
         def ready(race: Race) -> bool:
@@ -600,25 +635,86 @@ class Server:
                 raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
             starts_at = time.time() + self.config.countdown
             if await self._change(race, ready):
-                self._schedule(("start", race.id), starts_at, self._start, race)
-                self._send_seats(race, m.Countdown(race=race.id, starts_in=self.config.countdown))
-            elif not msg.ready:
-                self._cancel(("start", race.id))
-        self._announce(race)
+                self.metrics.countdowns += 1
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
-    async def _change(self, race: Race, change: Callable[[Race], Any]) -> Any:
-        """Make ``change`` to the race, stored first: to a copy, which is saved, and only then to
-        the race itself, so a save that fails changes nothing (it raises, and nothing is sent).
+    async def _change(self, race: Race, change: Callable[[Race], Any], gone: tuple[str, ...] = ()) -> Any:
+        """Make ``change`` to the race, stored first, over the version this node holds: to a copy,
+        which is saved, and only then to the race itself (:meth:`_took`), so a save that fails
+        changes nothing (it raises, and nothing is sent). If another node saved the race
+        meanwhile, this node takes its record in and tries ``change`` again on it.
 
-        Under the race's lock; ``change`` must do the same to the copy and to the race, and may
-        change the seats and the race's own fields but not the seats' games or logs (which the
-        copy shares). Returns what ``change`` returns.
+        Under the race's lock; ``change`` may change the seats and the race's own fields but
+        not the seats' games or logs (which the copy shares), and may raise ``ProtocolError``.
+        A change that leaves no seat deletes the race. ``gone``: players the change unseats.
+        Returns what ``change`` returns.
         """
-        draft = _draft(race)
-        change(draft)
-        await self.store.save_race(draft)
-        return change(race)
+        while True:
+            draft = _draft(race)
+            result = change(draft)
+            try:
+                if draft.seats:
+                    draft.version = await self.store.save_race(draft, gone)
+                else:
+                    await self.store.delete_race(draft, gone)
+            except VersionConflict:
+                await self._refresh(race)
+                if self.races.get(race.id) is not race:
+                    raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id") from None
+                continue
+            await self._took(race, draft if draft.seats else None)
+            return result
+
+    async def _refresh(self, race: Race) -> None:
+        """Take in the race's record as Redis has it now (another node saved it)."""
+        await self._took(race, await self.store.load_record(race.id))
+
+    async def _took(self, race: Race, new: Race | None, synced: bool = False) -> None:
+        """Bring ``race`` up to ``new``, its record as just saved (by this node or another;
+        ``None``: deleted), and tell this node's connections what changed. Every race-wide
+        change reaches every node's connections through here, once. An older record than
+        the one held is ignored.
+
+        ``synced``: the seats' logs in memory are the final ones (else a finished race's
+        are read again from Redis first).
+        """
+        if new is None:
+            if self.races.get(race.id) is race and race.status is not Status.EXPIRED:
+                race.status = Status.EXPIRED
+                self._announce(race)
+                self._forget(race)
+                self._release(race.id)
+            return
+        if new.version <= race.version:
+            return
+        before = race.status
+        race.version = new.version
+        if before in (Status.OPEN, Status.COUNTDOWN):
+            race.seats = [replace(seat) for seat in new.seats]
+        race.starts_at, race.joined_at = new.starts_at, new.joined_at
+        if new.status in (Status.RUNNING, Status.FINISHED) and before in (Status.OPEN, Status.COUNTDOWN):
+            race.start(new.started_at or 0.0, new.seed, new.salt)
+        if new.status is Status.FINISHED:
+            if before is Status.FINISHED:
+                return
+            if not synced:
+                async with self._all_seats(race):
+                    for index in range(len(race.seats)):
+                        await self._resync(race, index)
+            race.finish(new.ended_at or time.time())
+            race.results = new.results
+            self._ended(race)
+            return
+        race.status = new.status
+        if race.status is Status.COUNTDOWN and before is Status.OPEN:
+            starts_in = max(0.0, (race.starts_at or 0.0) - time.time())
+            self._send_seats(race, m.Countdown(race=race.id, starts_in=starts_in))
+        if race.status is Status.RUNNING and before is not Status.RUNNING:
+            self._started(race)
+        else:
+            self._announce(race)
+        if race.id in self.held:
+            self._plan(race)
 
     # --- play ------------------------------------------------------------------------
 
@@ -640,10 +736,12 @@ class Server:
         the seat's lock is held, so it is never a duplicate.
 
         Under the seat's lock, which :meth:`_finish` takes too: an entry is stored and applied
-        before the race ends, or refused (``race_not_running``) and not stored.
+        before the race ends, or refused (``race_not_running``) and not stored. The append
+        script is the arbiter between nodes: if another node stored this seat's entry first,
+        this one is refused (``stale_seq``) and the seat is read again from Redis.
         """
         player = self._player(conn)
-        race = self._race(race_id)
+        race = self.races.get(race_id) or await self._known(race_id)
         index, seen = race.check_entry(player.id, seq, time.time())
         resynced = False
         async with self.locks[(race.id, index)]:
@@ -654,12 +752,15 @@ class Server:
             if not seen:
                 state = race.next_state(index, entry)
                 try:
-                    await self.store.append(race.id, index, seq, entry, now if state.ended is not None else None)
+                    stored = await self.store.append(
+                        race.id, index, seq, entry, now if state.ended is not None else None
+                    )
                 except RaceClosed:
                     message = "the race is ending: it takes no more entries"
                     raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, message) from None
                 except LogConflict as conflict:
-                    # Redis holds entries this node lacks (a write whose reply was lost): take them in.
+                    # Redis holds entries this node lacks (another node's, or a write whose reply
+                    # was lost): take them in.
                     resynced = await self._resync(race, index)
                     if seq >= seat.seq:
                         message = f"the log already holds {conflict.length} entries"
@@ -667,6 +768,9 @@ class Server:
                     seen = True
                 else:
                     race.record(index, entry, state, now)
+                    if stored.crossed:
+                        self.metrics.moves_crossed += 1
+                        self.metrics.events_published += 1
             if seen:
                 if seat.log[seq] != tuple(entry):
                     raise ProtocolError(ErrorCode.STALE_SEQ, f"entry {seq} is already another move")
@@ -694,8 +798,6 @@ class Server:
         if len(stored) == seat.seq:
             return False
         finished = await self.store.load_finished(race.id)
-        missing = len(stored) - seat.seq
-        log.warning("race %s seat %s: taking in %s entries stored but not applied", race.id, index, missing)
         for entry in stored[seat.seq :]:
             state = race.next_state(index, entry)
             race.record(index, entry, state, finished.get(index, time.time()))
@@ -708,22 +810,92 @@ class Server:
             self.metrics.observe_move(time.perf_counter() - conn.frame_started)
 
     async def _after_entry(self, race: Race, index: int, origin: Connection | None = None) -> None:
-        """Tell the other racers (and the mover's other connections), the spectators; finish if all are done."""
-        seat = race.seats[index]
+        """Tell this node's racers (but the mover's connection) and spectators; finish if all are done."""
+        self._progress(race, index, origin)
+        if race.seats[index].state.ended is not None:
+            self._cancel(("grace", race.id, index))
+            if race.all_over():
+                await self._finish(race)
+
+    def _progress(self, race: Race, index: int, origin: Connection | None) -> None:
+        """Send this node's connections the seat's progress (and its board, where spectators see boards)."""
         others = [c for s in race.seats for c in self.by_player.get(s.player, ()) if c is not origin]
         if not race.settings.live_boards:  # spectators who see no boards follow the race as racers do
             others += self._spectators(race)
         if others:  # no message is built for nobody: this runs on every move
             self._broadcast(others, m.Progress(race=race.id, **race.progress(index)))
         self._watch(race, index)
-        if seat.state.ended is not None:
+
+    def _on_event(self, race_id: str, event: list[Any]) -> None:
+        """An event another node published about a race this node holds (see :mod:`parlour.server.bus`)."""
+        self.metrics.events_received += 1
+        if race_id in self.loading:
+            self.early.setdefault(race_id, []).append(event)
+            return
+        race = self.races.get(race_id)
+        if race is None:
+            return
+        kind = event[0]
+        if kind == "e":
+            _, _, index, seq, entry, finished_at = event
+            self._remote_entry(race, index, seq, entry, finished_at)
+        elif kind == "r":
+            _, _, version, record = event
+            if version > race.version:
+                new = decode_race(msgpack.unpackb(record)) if record else None
+                if new is not None:
+                    new.version = version
+                self._spawn(self._took(race, new), ("record", race_id, version))
+        elif kind == "a" and race.id in self.held:
+            self._away(race, event[2])
+
+    def _remote_entry(self, race: Race, index: int, seq: int, entry: list[Any], finished_at: float | None) -> None:
+        """Apply an entry another node stored (in order: a gap, or this seat busy here, reads the log again)."""
+        if race.status is not Status.RUNNING or index >= len(race.seats):
+            return
+        seat = race.seats[index]
+        if seq < seat.seq:
+            return  # already applied (read from Redis)
+        if seq == seat.seq and not self.locks[(race.id, index)].locked():
+            try:
+                state = race.next_state(index, entry)
+            except ProtocolError:
+                log.warning(
+                    "race %s seat %d: entry %d from another node does not apply; reading the log", race.id, index, seq
+                )
+            else:
+                race.record(index, entry, state, finished_at or time.time())
+                self._after_remote(race, index)
+                return
+        self._spawn(self._catch_up(race, index), ("catch-up", race.id, index))
+
+    async def _catch_up(self, race: Race, index: int) -> None:
+        async with self.locks[(race.id, index)]:
+            if race.status is Status.RUNNING and await self._resync(race, index):
+                self._after_remote(race, index)
+
+    def _after_remote(self, race: Race, index: int) -> None:
+        self._progress(race, index, None)
+        if race.seats[index].state.ended is not None:
             self._cancel(("grace", race.id, index))
-            if race.all_over():
-                await self._finish(race)
+            if race.all_over() and race.id in self.held:  # the mover's node finishes it too: one wins
+                self._spawn(self._finish(race), ("finish", race.id))
+
+    async def _on_gap(self) -> None:
+        """Events from other nodes may have been lost: read every race held in memory again."""
+        log.warning("events from other nodes may have been lost: reading %d races again", len(self.races))
+        for race in list(self.races.values()):
+            try:
+                await self._refresh(race)
+                if race.status is Status.RUNNING:
+                    for index in range(len(race.seats)):
+                        await self._catch_up(race, index)
+            except Exception as error:
+                log.warning("race %s: cannot read it again (%s)", race.id, error)
 
     async def on_snapshot(self, conn: Connection, msg: m.Snapshot) -> Message:
         player = self._player(conn)
-        race = self._race(msg.race)
+        race = await self._known(msg.race)
         index = race.seat_of(player.id)
         if index is None or race.status in (Status.OPEN, Status.COUNTDOWN):
             return m.SnapshotInfo(id=msg.id, race=race.summary(player.id), seat=index)
@@ -733,7 +905,7 @@ class Server:
 
     async def on_spectate(self, conn: Connection, msg: m.Spectate) -> Message:
         player = self._player(conn)
-        race = self._race(msg.race)
+        race = await self._known(msg.race)
         if race.status is Status.RUNNING and race.seat_of(player.id) is not None:
             raise ProtocolError(ErrorCode.FORBIDDEN, "a racer cannot watch their own race while it runs")
         self.watchers[race.id].add(conn)
@@ -790,10 +962,83 @@ class Server:
     async def on_ping(self, conn: Connection, msg: m.Ping) -> Message:
         return m.Pong(id=msg.id, time=time.time())
 
-    # --- the clock -------------------------------------------------------------------
+    # --- the clock: on the node that holds the race's lease ---------------------------
+
+    def _plan(self, race: Race) -> None:
+        """Set the race's timers as its status asks (this node holds its lease)."""
+        if race.status is Status.OPEN:
+            self._cancel(("start", race.id))
+            self._schedule_open_expiry(race)
+            self._spawn(self._check_presence(race), ("presence", race.id))
+        elif race.status is Status.COUNTDOWN:
+            self._schedule(("start", race.id), race.starts_at or time.time(), self._start, race)
+        elif race.status is Status.RUNNING:
+            self._cancel(("start", race.id))
+            for key in [("open", race.id), ("abandoned", race.id)]:
+                self._cancel(key)
+            now = time.time()
+            if race.closed_at is not None:  # it stopped taking entries, on this node or before a crash
+                self._schedule(("finish", race.id), now, self._finish, race, race.closed_at)
+            elif race.all_over():  # it ended when its last game did
+                ended = max(seat.finished_at or now for seat in race.seats)
+                self._schedule(("finish", race.id), now, self._finish, race, ended)
+            else:
+                self._schedule(("deadline", race.id), race.deadline or now, self._deadline, race)
+
+    async def _check_presence(self, race: Race) -> None:
+        """Start the grace period of each racer, or the expiry of a waiting race, whose players
+        have no connection on any live node (unless one runs already)."""
+        if race.status is Status.RUNNING:
+            for index, seat in enumerate(race.seats):
+                key = ("grace", race.id, index)
+                if seat.state.ended is None and key not in self.timers and not await self._online(seat.player):
+                    self._schedule(key, time.time() + self.config.grace, self._grace, race, index)
+        elif race.status in (Status.OPEN, Status.COUNTDOWN):
+            waiting = ("abandoned", race.id) not in self.timers
+            if waiting and not await self._attended(race):
+                when = time.time() + self.config.abandoned_timeout
+                self._schedule(("abandoned", race.id), when, self._abandoned, race)
+
+    def _away(self, race: Race, player: str) -> None:
+        """``player`` lost their last connection to some node: their grace period (or the
+        race's abandonment) starts now; when it ends, the timer asks whether they came back."""
+        index = race.seat_of(player)
+        if index is None:
+            return
+        now = time.time()
+        if race.status is Status.RUNNING and race.seats[index].state.ended is None:
+            self._schedule(("grace", race.id, index), now + self.config.grace, self._grace, race, index)
+        elif race.status in (Status.OPEN, Status.COUNTDOWN):
+            self._schedule(("abandoned", race.id), now + self.config.abandoned_timeout, self._abandoned, race)
+
+    async def _went_away(self, player: str, last: bool) -> None:
+        """A connection of ``player`` to this node closed: count it; if it was their ``last``
+        here, tell the nodes that hold the player's races (their grace periods start)."""
+        await self.store.disconnected(player)
+        if not last:
+            return
+        for race_id in await self.store.unfinished_races(player):
+            race = self.races.get(race_id)
+            if race is not None and race_id in self.held:
+                self._away(race, player)
+            else:
+                await self.store.publish_away(race_id, player)
+                self.metrics.events_published += 1
+
+    async def _online(self, player: str) -> bool:
+        """Whether ``player`` has a connection to any live node."""
+        return bool(self.by_player.get(player)) or await self.store.online(player, self.live_nodes)
+
+    async def _attended(self, race: Race) -> bool:
+        """Whether any seated player of the race has a connection to any live node."""
+        for seat in race.seats:
+            if await self._online(seat.player):
+                return True
+        return False
 
     async def _start(self, race: Race) -> None:
-        """Deal the race and tell its racers: stored first, so a race is never dealt twice.
+        """Deal the race: stored first (over the record's version), so a race is dealt once,
+        whichever nodes try; every node then tells its own racers (:meth:`_took`).
 
         If Redis cannot store it, this raises and the timer tries again (the race stays in
         countdown meanwhile, taking no moves) with the same seed and salt: the failed save may
@@ -805,12 +1050,20 @@ class Server:
             if race.id not in self.draws:
                 self.draws[race.id] = (secrets.randbits(SEED_BITS), secrets.token_bytes(16))
             seed, salt = self.draws[race.id]
-            now = time.time()
             draft = _draft(race)
-            draft.start(now, seed, salt)
-            await self.store.save_race(draft)
-            race.start(now, seed, salt)
+            draft.start(time.time(), seed, salt)
+            try:
+                draft.version = await self.store.save_race(draft)
+            except VersionConflict:
+                del self.draws[race.id]
+                await self._refresh(race)
+                return
             del self.draws[race.id]
+            self.metrics.races_started += 1
+            await self._took(race, draft)
+
+    def _started(self, race: Race) -> None:
+        """Tell this node's racers and spectators that the race started."""
         # A racer may not watch their own live race, even if they watched it before the start:
         # every racer stops watching before any opening board goes out.
         for seat in race.seats:
@@ -826,26 +1079,22 @@ class Server:
                 view=race.game.view(seat.state, "player"),
             )
             self._send_player(seat.player, start)
-            if not self.by_player.get(seat.player):
-                self._schedule(("grace", race.id, index), time.time() + self.config.grace, self._grace, race, index)
         self._announce(race)
         for index in range(len(race.seats)):
             self._watch(race, index)  # the opening boards, where spectators see boards
         log.info("race %s started", race.id)
-        self._schedule(("deadline", race.id), race.deadline or 0, self._deadline, race)
-        if race.all_over():
-            await self._finish(race)
 
     async def _deadline(self, race: Race) -> None:
         if race.status is Status.RUNNING:
-            await self._finish(race, race.deadline)
+            await self._finish(race, race.deadline, deadline=True)
 
     async def _grace(self, race: Race, index: int) -> None:
         """A racer stayed away past the grace period: their game is conceded."""
         seat = race.seats[index]
-        if race.status is not Status.RUNNING or self.by_player.get(seat.player):
+        if race.status is not Status.RUNNING or await self._online(seat.player):
             return
         async with self.locks[(race.id, index)]:
+            await self._resync(race, index)  # their last moves may have been made on another node
             now = time.time()
             if seat.state.ended is not None or not race.taking_entries(now):
                 return
@@ -853,31 +1102,27 @@ class Server:
             state = race.next_state(index, entry)
             try:
                 await self.store.append(race.id, index, seat.seq, entry, now)
-            except RaceClosed:
+            except (RaceClosed, LogConflict):  # the race ended, or a move came in: not away after all
                 return
             race.record(index, entry, state, now)
         await self._after_entry(race, index)
 
-    async def _finish(self, race: Race, now: float | None = None) -> None:
-        """End the race as of ``now`` (default: the present), tell everyone, save it.
+    async def _finish(self, race: Race, now: float | None = None, deadline: bool = False) -> None:
+        """End the race as of ``now`` (default: the present), save it, tell everyone.
 
         The race stops taking entries at once; then this waits for the entries on their way
         (it takes every seat's lock), closes the race in Redis (no entry can be appended
-        after that, from any node) and ranks exactly the stored logs. If Redis cannot be
-        reached, the race stays closed and this tries again in ``RETRY`` seconds.
-
-        Telling comes before saving the record: it adds nothing the closed logs do not
-        decide, so if the save fails it is tried again, and a restart finishes the race to
-        the same results.
+        after that, from any node), ranks exactly the stored logs and saves the results over
+        the record's version: if another node finished it first, its record is taken in
+        (the same results: the closed logs decide them). If Redis cannot be reached, the race
+        stays closed and this tries again in ``RETRY`` seconds.
         """
         if race.status is Status.FINISHED:
             return
         if race.closed_at is None:
             race.closed_at = time.time() if now is None else now
         self._stop_clock(race)
-        async with contextlib.AsyncExitStack() as locked:
-            for index in range(len(race.seats)):
-                await locked.enter_async_context(self.locks[(race.id, index)])
+        async with self._all_seats(race):
             if race.status is Status.FINISHED:  # another call finished it meanwhile
                 return
             try:
@@ -885,16 +1130,28 @@ class Server:
                 for index, length in enumerate(lengths):
                     if length != race.seats[index].seq:
                         await self._resync(race, index)
+                draft = _draft(race)
+                draft.finish(ended_at)
+                draft.version = await self.store.save_race(draft)
             except UNAVAILABLE as error:
                 log.warning("race %s: cannot close it (%s); trying again in %s s", race.id, error, RETRY)
-                self._schedule(("finish", race.id), time.time() + RETRY, self._finish, race)
+                self._schedule(("finish", race.id), time.time() + RETRY, self._finish, race, None, deadline)
                 return
-            results = race.finish(ended_at)
-        for seat in race.seats:
-            self._settled(seat.player, race.id)
+            except VersionConflict:
+                draft = None
+        if draft is None:
+            await self._refresh(race)
+            return
+        self.metrics.races_finished += 1
+        if deadline:
+            self.metrics.deadlines += 1
+        await self._took(race, draft, synced=True)
+
+    def _ended(self, race: Race) -> None:
+        """Tell this node's racers and spectators the results; forget the race in a while."""
         end = m.End(
             race=race.id,
-            results=results,
+            results=race.results or [],
             seed=f"{race.seed:x}",
             salt=(race.salt or b"").hex(),
             commitment=race.commitment or "",
@@ -907,19 +1164,16 @@ class Server:
                 self._broadcast(spectators, m.Watch(race=race.id, seat=index, seq=seat.seq, view=view))
         self._broadcast(spectators, end)
         self._announce(race)
+        self._stop_clock(race)
+        self._release(race.id)
         log.info("race %s finished", race.id)
         self._schedule(("evict", race.id), time.time() + self.config.keep_finished, self._evict, race)
-        await self._save_finished(race)
 
-    async def _save_finished(self, race: Race) -> None:
-        """Save a finished race's record, trying again every ``RETRY`` seconds while Redis is away."""
-        try:
-            await self.store.save_race(race)
-        except UNAVAILABLE as error:
-            log.warning("race %s finished but its record is not saved yet (%s); trying again", race.id, error)
-            self._schedule(("save", race.id), time.time() + RETRY, self._save_finished, race)
-        except Exception:
-            log.exception("race %s finished but its record was not saved; a restart finishes it again", race.id)
+    def _release(self, race_id: str) -> None:
+        """Give up the lease of a race that is over."""
+        if race_id in self.held:
+            self.held.discard(race_id)
+            self._spawn(self.store.give_leases([race_id], hand=False), ("release", race_id))
 
     async def _evict(self, race: Race) -> None:
         self._forget(race)
@@ -948,25 +1202,24 @@ class Server:
         """None of the race's players came back within ``abandoned_timeout``: it expires."""
         async with self.race_locks[race.id]:  # not while a join, leave, ready or start is being stored
             waiting = race.status in (Status.OPEN, Status.COUNTDOWN)
-            if self.races.get(race.id) is race and waiting and not self._attended(race):
+            if self.races.get(race.id) is race and waiting and not await self._attended(race):
                 await self._expire(race, "none of its players is connected")
 
     async def _expire(self, race: Race, why: str) -> None:
-        """Remove a race that will not be played: delete it from Redis first (if Redis cannot be
-        reached this raises, nothing changes and the timer tries again), then tell its players
-        and spectators and forget it."""
-        await self.store.delete_race(race.id)
+        """Remove a race that will not be played: delete it from Redis first, over the version
+        held (if Redis cannot be reached this raises, nothing changes and the timer tries again;
+        if another node changed the race meanwhile, its change is taken in and the timers set
+        again), then tell its players and spectators and forget it."""
+        try:
+            await self.store.delete_race(race)
+        except VersionConflict:
+            await self._refresh(race)
+            return
         log.info("race %s expired: %s", race.id, why)
-        race.status = Status.EXPIRED
-        self._announce(race)
         self.metrics.races_expired += 1
-        self._forget(race)
+        await self._took(race, None)
 
-    def _attended(self, race: Race) -> bool:
-        """Whether any seated player of the race has a connection."""
-        return any(self.by_player.get(seat.player) for seat in race.seats)
-
-    def _race_of_code(self, conn: Connection, text: str) -> str | None:
+    async def _race_of_code(self, conn: Connection, text: str) -> str | None:
         """The id of the race with join code ``text``; wrong codes cost the guesser (player and address)."""
         code = read_code(text)
         if code is None:  # no join code looks like this: not a guess
@@ -975,7 +1228,7 @@ class Server:
         wait = max(self.wrong_codes.wait(player, now), self.wrong_codes.wait(address, now))
         if wait > 0:
             raise ProtocolError(ErrorCode.RATE_LIMITED, "too many wrong join codes; wait", retry_after=wait)
-        race_id = self.codes.get(code)
+        race_id = await self.store.race_by_code(code)
         if race_id is None:
             self.wrong_codes.failed(player, now)
             self.wrong_codes.failed(address, now)
@@ -1019,52 +1272,111 @@ class Server:
         assert conn.player is not None
         return conn.player
 
-    def _race(self, race_id: str) -> Race:
-        race = self.races.get(race_id)
+    async def _known(self, race_id: str) -> Race:
+        """The race, from memory or else from Redis; ``unknown_race`` if there is none."""
+        race = self.races.get(race_id) or await self._get(race_id)
         if race is None:
             raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
         return race
 
+    async def _get(self, race_id: str) -> Race | None:
+        """The race held in memory, or else read from Redis and held from now on (this node
+        then follows its events); ``None`` if there is no such race.
+
+        A race that cannot be rebuilt from Redis is logged, set aside (its keys stay in Redis,
+        listed in ``races:broken``) and reported as ``None``.
+        """
+        race = self.races.get(race_id)
+        if race is not None:
+            return race
+        task = self.loading.get(race_id)
+        if task is None:  # concurrent requests share one load
+            task = self.loading[race_id] = asyncio.ensure_future(self._load(race_id))
+            task.add_done_callback(lambda _: self.loading.pop(race_id, None))
+        return await asyncio.shield(task)
+
+    async def _load(self, race_id: str) -> Race | None:
+        # Follow its events first, so that nothing stored after the read below is missed: what
+        # arrives meanwhile waits in `early` and is applied once the race is held.
+        await self._watch_race(race_id)
+        try:
+            race = await self.store.load_race(race_id)
+        except UNAVAILABLE:
+            self.early.pop(race_id, None)
+            await self._unwatch_race(race_id)
+            raise
+        except Exception as error:
+            log.error("race %s cannot be recovered, set aside: %s: %s", race_id, type(error).__name__, error)
+            self.early.pop(race_id, None)
+            await self._unwatch_race(race_id)
+            await self.store.set_aside(race_id)
+            return None
+        if race is None:
+            self.early.pop(race_id, None)
+            await self._unwatch_race(race_id)
+            return None
+        self._adopt(race)
+        if race.status is Status.FINISHED:
+            self._schedule(("evict", race.id), time.time() + self.config.keep_finished, self._evict, race)
+        self.loading.pop(race_id, None)
+        for event in self.early.pop(race_id, []):
+            self._on_event(race_id, event)
+        return race
+
+    async def _watch_race(self, race_id: str) -> None:
+        """Follow a race's events from other nodes (before this node reads it)."""
+        await self.bus.subscribe(race_id)
+        await self.store.watch_race(race_id)
+
+    async def _unwatch_race(self, race_id: str) -> None:
+        await self.store.unwatch_race(race_id)
+        await self.bus.unsubscribe(race_id)
+
     def _adopt(self, race: Race) -> None:
         self.races[race.id] = race
-        self.codes[race.code] = race.id
-        if race.settings.public and race.status is not Status.FINISHED:
-            bisect.insort(self.listed, (race.created_at, race.id))
-        if race.status is not Status.FINISHED:
-            for seat in race.seats:
-                self.unfinished[seat.player].add(race.id)
         shown_late = race.settings.live_boards and race.settings.spectator_delay > 0
         if race.status in (Status.RUNNING, Status.FINISHED) and shown_late:
-            # The boards before it are not known (after a restart): the current one is shown once
+            # The boards before it are not known (read from Redis): the current one is shown once
             # it is `spectator_delay` old, counted from now, as if it had been reached now.
             for index, seat in enumerate(race.seats):
                 self.history[(race.id, index)] = deque([(time.time(), seat.seq, seat.state)])
 
     def _forget(self, race: Race) -> None:
         """Drop a race from memory (its record stays in Redis: replays load it from there)."""
-        self.races.pop(race.id, None)
-        self.codes.pop(race.code, None)
+        if self.races.get(race.id) is race:
+            del self.races[race.id]
+            self._spawn(self._unwatch_race(race.id), ("unwatch", race.id))
         self.watchers.pop(race.id, None)
         self.race_locks.pop(race.id, None)
         self.draws.pop(race.id, None)
         self.replays.pop(race.id, None)
         for key in [("start", race.id), ("open", race.id), ("abandoned", race.id)]:
             self._cancel(key)
-        where = bisect.bisect_left(self.listed, (race.created_at, race.id))
-        if where < len(self.listed) and self.listed[where] == (race.created_at, race.id):
-            del self.listed[where]
-        for index, seat in enumerate(race.seats):
-            self._settled(seat.player, race.id)
+        for index in range(len(race.seats)):
             self.history.pop((race.id, index), None)
             self.locks.pop((race.id, index), None)
 
-    def _settled(self, player: str, race_id: str) -> None:
-        """Note that ``player`` has no unfinished seat in ``race_id`` (any more)."""
-        races = self.unfinished.get(player)
-        if races is not None:
-            races.discard(race_id)
-            if not races:
-                del self.unfinished[player]
+    @contextlib.asynccontextmanager
+    async def _all_seats(self, race: Race) -> AsyncIterator[None]:
+        """Hold every seat's lock of the race: no entry of this node is on its way meanwhile."""
+        async with contextlib.AsyncExitStack() as locked:
+            for index in range(len(race.seats)):
+                await locked.enter_async_context(self.locks[(race.id, index)])
+            yield
+
+    def _spawn(self, work: Coroutine[Any, Any, Any], key: Any) -> None:
+        """Run ``work`` in the background; a failure is logged under ``key`` (Redis away: a warning)."""
+        task = asyncio.get_running_loop().create_task(self._chore(key, work))
+        self.running.add(task)
+        task.add_done_callback(self.running.discard)
+
+    async def _chore(self, key: Any, work: Coroutine[Any, Any, Any]) -> None:
+        try:
+            await work
+        except UNAVAILABLE as error:
+            log.warning("%s: cannot reach Redis (%s)", key, error)
+        except Exception:
+            log.exception("%s failed", key)
 
     def _unwatch(self, conn: Connection, race_id: str) -> None:
         """Stop ``conn`` watching ``race_id``; nothing is kept for a race nobody watches."""
@@ -1075,8 +1387,8 @@ class Server:
             if not watchers:
                 del self.watchers[race_id]
 
-    def _check_race_limit(self, player: Player) -> None:
-        mine = len(self.unfinished.get(player.id, ()))
+    async def _check_race_limit(self, player: Player) -> None:
+        mine = len(await self.store.unfinished_races(player.id))
         if mine >= self.config.max_races:
             raise ProtocolError(ErrorCode.TOO_MANY_RACES, f"you are already in {mine} races (the limit)")
 

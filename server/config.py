@@ -11,6 +11,8 @@ class Config:
     host: str = "127.0.0.1"
     port: int = 8765
     redis_url: str | None = None  # None: start the embedded Redis under data_dir
+    redis_prefix: str = "parlour"  # every key starts with it: instances sharing a Redis use different ones
+    redis_cluster: bool = False  # redis_url names a node of a Redis Cluster
     data_dir: Path | None = None  # None: the default data directory
     password: str | None = None  # a private server asks every hello for it
     max_frame: int = 16 * 1024  # bytes; larger frames close the connection (1009)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import secrets
 import signal
 import sys
 import time
@@ -22,6 +23,7 @@ from collections import deque
 from pathlib import Path
 
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import serve
 
 from parlour.server.app import CLOSE_TIMEOUT, Peer, Server
@@ -65,12 +67,23 @@ async def supervise(embedded: EmbeddedRedis) -> None:
 
 async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis | None = None) -> None:
     """Serve until SIGTERM or SIGINT; raise `RedisLost` if ``embedded`` (supervised) cannot be kept running."""
-    # A blocking pool: when every connection is busy, wait for one instead of failing.
-    pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=20)
-    store = Store(aioredis.Redis(connection_pool=pool))
+    node = f"{config.node}-{secrets.token_hex(3)}"  # unique, even if several nodes are given one name
+    client: aioredis.Redis | RedisCluster
+    if config.redis_cluster:
+        client = RedisCluster.from_url(redis_url, max_connections=64)
+    else:
+        # A blocking pool: when every connection is busy, wait for one instead of failing.
+        pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=20)
+        client = aioredis.Redis(connection_pool=pool)
+    store = Store(client, config.redis_prefix, node)
     await store.ping()
     server = Server(config, store)
-    await server.recover()
+    # With a Redis of its own, no other node can hold its races.
+    running = asyncio.create_task(server.run(alone=embedded is not None))
+    started = asyncio.create_task(server.started.wait())
+    await asyncio.wait([running, started], return_when=asyncio.FIRST_COMPLETED)
+    if running.done():
+        running.result()  # raises why it stopped
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -103,6 +116,7 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
         for task in (reaper, *watched):
             task.cancel()
         await server.shutdown()
+        running.cancel()
     await store.close()
     for task in done:
         task.result()  # raises RedisLost if the supervisor gave up

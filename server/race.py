@@ -108,6 +108,9 @@ class Race:
     # When the race stopped taking entries (its deadline, or its last game's end), if it did:
     # it then finishes as of this time, once the entries already on their way are stored.
     closed_at: float | None = None
+    # How many times its record was saved: a node saves a change only over the version it
+    # read (see Store.save_race), so race-wide changes from several nodes never cross.
+    version: int = 0
 
     @property
     def game(self) -> Game[Any]:

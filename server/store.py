@@ -1,32 +1,41 @@
 """Everything the server keeps in Redis, behind one small class.
 
-Keys (``{race}`` is a hash tag, so one race's keys live together in a Redis Cluster):
+Every key starts with a prefix (``--redis-prefix``, default ``parlour``), so several
+Parlour instances can share one Redis. Below, ``P`` is the prefix.
 
-- ``parlour:player:<id>``: hash ``name``, ``bot`` (0/1), ``token`` (SHA-256 of the token:
-  the token itself is never stored), ``created``.
-- ``parlour:token:<sha256>``: the player id a token belongs to.
-- ``parlour:race:{<id>}``: the race record, a msgpack map (settings, seats, status, times,
-  and while it runs the secret seed and salt, which only the server reads).
-- ``parlour:race:{<id>}:log:<seat>``: the seat's log, a list of msgpack-encoded entries.
-  Appending checks the expected length and pushes in one Lua script, so an entry is
-  never written twice or out of order, whichever server node sends it.
-- ``parlour:race:{<id>}:finished``: hash seat -> unix time its game ended, written with
-  the log entry that ended it (so the entry and its time are durable together).
-- ``parlour:race:{<id>}:closed``: the unix time the race ends as of, written once when it
-  stops taking entries (its deadline, or its last game's end). From then on the append
-  script refuses every entry to the race, whichever server node sends it: the logs are
-  final, and the results are ranked from them.
-- ``parlour:race:{<id>}:replay``: the finished race's replay, a msgpack map, written the
-  first time someone asks for it: later requests read it back instead of rebuilding it.
-- ``parlour:races:active``: the ids of races not finished; ``parlour:races:finished``: a
-  sorted set of finished race ids by end time; ``parlour:races:broken``: the ids of races
-  that failed to recover, set aside (their keys are kept) so that they are not tried again.
+A race's keys carry its id as a hash tag (``{<id>}``), so in a Redis Cluster they live in
+one slot and every script on them runs on one shard:
 
-Writes are batched (group commit): one batch at a time is in Redis, and every log append
-and race-record save made meanwhile waits to go as the next one, a single Lua script call
-that applies them in order (and atomically together); each caller learns its own result.
-A batch spans races and names its keys inside its one argument, so this needs one Redis
-(or a primary), not a Redis Cluster.
+- ``P:race:{<id>}``: the race record, a msgpack map (settings, seats, status, times,
+  and while it runs the secret seed and salt, which only server nodes read).
+- ``P:race:{<id>}:version``: how many times the record was saved. A node saves a change
+  only over the version it read (compare and set), so race-wide changes made by several
+  nodes at once never cross: the loser reads the record again and retries.
+- ``P:race:{<id>}:log:<seat>``: the seat's log, a list of msgpack-encoded entries.
+  Appending checks the expected length and pushes in one script, so an entry is never
+  written twice or out of order, whichever node sends it: the only arbiter of a move.
+- ``P:race:{<id>}:finished``: hash seat -> unix time its game ended, written with the
+  log entry that ended it.
+- ``P:race:{<id>}:closed``: the unix time the race ends as of, written once when it stops
+  taking entries. From then on the append script refuses every entry to the race.
+- ``P:race:{<id>}:replay``: the finished race's replay, kept the first time it is built.
+- ``P:race:{<id>}:nodes``: the nodes that hold the race in memory. The scripts that store
+  an entry or a record publish it (sharded pub/sub, channel ``P:race:{<id>}:events``)
+  when another node holds the race, so a move crosses nodes only when it must.
+
+The rest is small and touched only when a race is created, changes status or ends, never
+by a move: ``P:player:<id>`` (hash ``name``, ``bot``, ``token`` = SHA-256 of the token,
+``created``), ``P:token:<sha256>`` -> player id, ``P:player:<id>:races`` (the player's
+unfinished races), ``P:online:<id>`` (hash node -> the player's connections there),
+``P:code:<code>`` -> race id, ``P:races:active`` (unfinished races), ``P:races:listed``
+(public unfinished races by creation time: the lobby), ``P:races:finished`` (by end time),
+``P:races:broken`` (races that failed to recover, set aside). The leases live in one slot:
+``P:{leases}`` (race -> when its lease runs out), ``P:{leases}:holders`` (race -> node) and
+``P:{leases}:nodes`` (node -> its last heartbeat), written once a second by each node.
+
+Entry appends are batched (group commit): one batch at a time is in Redis, and every
+append made meanwhile waits to go in the next one. On one Redis a batch is a single
+script call; on a Cluster it is one call per race, sent together.
 """
 
 from __future__ import annotations
@@ -35,62 +44,74 @@ import asyncio
 import hashlib
 import secrets
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 import msgpack
 import redis.asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.server.race import Race, Seat, Settings, Status
 
-PREFIX = "parlour"
-ACTIVE_KEY = f"{PREFIX}:races:active"
-FINISHED_KEY = f"{PREFIX}:races:finished"
-BROKEN_KEY = f"{PREFIX}:races:broken"
+DEFAULT_PREFIX = "parlour"
 # The errors of a Redis that cannot be reached right now (down, restarting, loading its data):
 # the request may be sent again once it is back.
 UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
-# One script applies a whole batch of writes, in order; each returns one result. The batch
-# is one msgpack array (packing it in C costs far less than one Redis argument per value):
-#   ["a", closed key, log key, expected length, entry]  -> the new length, or -1 - the actual
-#       length, or 0 if the race is closed (nothing is written)
-#   ["a", closed key, log key, expected length, entry, finished key, seat, time]  -> the same,
-#       and once the entry is in, the time its seat's game ended
-#   ["s", record key, record, active set, finished set, race id, end time or ""]  -> 1
-_BATCH = """
+# Appends, in order; each returns {result, published}. A write is one msgpack array (packing it
+# in C costs far less than one Redis argument per value):
+#   ["a", closed key, log key, expected length, entry, nodes key, channel, event
+#    (, finished key, seat, time)]
+# result: the new length, or -1 - the actual length, or 0 if the race is closed (nothing is
+# written). Once the entry is in: the time its seat's game ended if given, and the event is
+# published on the channel if another node holds the race (published = 1).
+_APPEND = """
 local results = {}
 for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
-  if w[1] == 'a' then
-    if redis.call('EXISTS', w[2]) == 1 then
-      results[i] = 0
-    else
-      local length = redis.call('LLEN', w[3])
-      if length == w[4] then
-        results[i] = redis.call('RPUSH', w[3], w[5])
-        if w[6] then
-          redis.call('HSET', w[6], w[7], w[8])
-        end
-      else
-        results[i] = -1 - length
-      end
-    end
+  local published = 0
+  local result
+  if redis.call('EXISTS', w[2]) == 1 then
+    result = 0
   else
-    redis.call('SET', w[2], w[3])
-    if w[7] == '' then
-      redis.call('SADD', w[4], w[6])
+    local length = redis.call('LLEN', w[3])
+    if length == w[4] then
+      result = redis.call('RPUSH', w[3], w[5])
+      if w[9] then
+        redis.call('HSET', w[9], w[10], w[11])
+      end
+      if redis.call('SCARD', w[6]) > 1 then
+        redis.call('SPUBLISH', w[7], w[8])
+        published = 1
+      end
     else
-      redis.call('SREM', w[4], w[6])
-      redis.call('ZADD', w[5], w[7], w[6])
+      result = -1 - length
     end
-    results[i] = 1
   end
+  results[i] = {result, published}
 end
 return results
 """
-_BATCH_SHA = hashlib.sha1(_BATCH.encode()).hexdigest()
+_APPEND_SHA = hashlib.sha1(_APPEND.encode()).hexdigest()
+# Save a race record over the version it was read at: KEYS = record, version; ARGV = expected
+# version, the record ("" deletes the race), channel, event. Returns the new version, or -1 -
+# the stored version if it was not the expected one (nothing is written then).
+_SAVE = """
+local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
+if stored ~= tonumber(ARGV[1]) then
+  return -1 - stored
+end
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], ARGV[2])
+end
+redis.call('SET', KEYS[2], stored + 1)
+redis.call('SPUBLISH', ARGV[3], ARGV[4])
+return stored + 1
+"""
 # Close a race: KEYS = closed key, then every seat's log; ARGV[1] = the end time. Keeps the time
 # of an earlier close. Returns the end time, then the length of every log.
 _CLOSE = """
@@ -100,6 +121,69 @@ for i = 2, #KEYS do
   out[i] = redis.call('LLEN', KEYS[i])
 end
 return out
+"""
+# A node's heartbeat: KEYS = leases, holders, nodes; ARGV = node, lease in ms, the races it
+# thinks it holds. Renews the node and the leases it still holds; returns {lost races, live nodes}.
+_BEAT = """
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+redis.call('ZADD', KEYS[3], now, ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 600000)
+local lost = {}
+for i = 3, #ARGV do
+  if redis.call('HGET', KEYS[2], ARGV[i]) == ARGV[1] then
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[i])
+  else
+    lost[#lost + 1] = ARGV[i]
+  end
+end
+return {lost, redis.call('ZRANGEBYSCORE', KEYS[3], now - tonumber(ARGV[2]), '+inf')}
+"""
+# Take leases: KEYS = leases, holders; ARGV = node, lease in ms, how many at most, then race
+# ids to take whoever holds them (a new race), or none to take those that ran out. Returns
+# the races taken and, for each, the node that held it ("" if none).
+_TAKE = """
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local ids = {}
+for i = 4, #ARGV do
+  ids[#ids + 1] = ARGV[i]
+end
+if #ids == 0 then
+  ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
+end
+local before = {}
+for i, id in ipairs(ids) do
+  before[i] = redis.call('HGET', KEYS[2], id) or ''
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), id)
+  redis.call('HSET', KEYS[2], id, ARGV[1])
+end
+return {ids, before}
+"""
+# Give leases up: KEYS = leases, holders, nodes; ARGV = node, "hand" (another node takes them
+# at once) or "drop" (the races are over), then race ids. A node handing over leaves the nodes.
+_GIVE = """
+for i = 3, #ARGV do
+  if redis.call('HGET', KEYS[2], ARGV[i]) == ARGV[1] then
+    if ARGV[2] == 'hand' then
+      redis.call('ZADD', KEYS[1], 0, ARGV[i])
+    else
+      redis.call('ZREM', KEYS[1], ARGV[i])
+      redis.call('HDEL', KEYS[2], ARGV[i])
+    end
+  end
+end
+if ARGV[2] == 'hand' then
+  redis.call('ZREM', KEYS[3], ARGV[1])
+end
+return 1
+"""
+# One connection fewer: KEYS = the player's presence hash; ARGV = node.
+_AWAY = """
+if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 1
 """
 
 
@@ -115,6 +199,14 @@ class LogConflict(Exception):
         self.length = length
 
 
+class VersionConflict(Exception):
+    """The race record was saved by someone else since it was read: read it again and retry."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(f"the record is at version {version}")
+        self.version = version
+
+
 @dataclass(frozen=True)
 class Player:
     id: str
@@ -122,38 +214,109 @@ class Player:
     bot: bool
 
 
+@dataclass(frozen=True)
+class Appended:
+    """A stored entry: the log's new length, and whether its event went to another node."""
+
+    length: int
+    crossed: bool
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def race_key(race_id: str) -> str:
-    return f"{PREFIX}:race:{{{race_id}}}"
+@dataclass(frozen=True)
+class Keys:
+    """The names of every key, under one prefix."""
 
+    prefix: str = DEFAULT_PREFIX
 
-def log_key(race_id: str, seat: int) -> str:
-    return f"{race_key(race_id)}:log:{seat}"
+    def race(self, race_id: str) -> str:
+        return f"{self.prefix}:race:{{{race_id}}}"
 
+    def version(self, race_id: str) -> str:
+        return f"{self.race(race_id)}:version"
 
-def finished_key(race_id: str) -> str:
-    return f"{race_key(race_id)}:finished"
+    def log(self, race_id: str, seat: int) -> str:
+        return f"{self.race(race_id)}:log:{seat}"
 
+    def finished(self, race_id: str) -> str:
+        return f"{self.race(race_id)}:finished"
 
-def closed_key(race_id: str) -> str:
-    return f"{race_key(race_id)}:closed"
+    def closed(self, race_id: str) -> str:
+        return f"{self.race(race_id)}:closed"
 
+    def replay(self, race_id: str) -> str:
+        return f"{self.race(race_id)}:replay"
 
-def replay_key(race_id: str) -> str:
-    return f"{race_key(race_id)}:replay"
+    def nodes(self, race_id: str) -> str:
+        return f"{self.race(race_id)}:nodes"
+
+    def channel(self, race_id: str) -> str:
+        return f"{self.race(race_id)}:events"
+
+    def player(self, player_id: str) -> str:
+        return f"{self.prefix}:player:{player_id}"
+
+    def player_races(self, player_id: str) -> str:
+        return f"{self.prefix}:player:{player_id}:races"
+
+    def online(self, player_id: str) -> str:
+        return f"{self.prefix}:online:{player_id}"
+
+    def token(self, digest: str) -> str:
+        return f"{self.prefix}:token:{digest}"
+
+    def code(self, code: str) -> str:
+        return f"{self.prefix}:code:{code}"
+
+    @property
+    def active(self) -> str:
+        return f"{self.prefix}:races:active"
+
+    @property
+    def listed(self) -> str:
+        return f"{self.prefix}:races:listed"
+
+    @property
+    def finished_races(self) -> str:
+        return f"{self.prefix}:races:finished"
+
+    @property
+    def broken(self) -> str:
+        return f"{self.prefix}:races:broken"
+
+    @property
+    def leases(self) -> list[str]:
+        """The lease keys, in the order the lease scripts take them: leases, holders, nodes."""
+        return [f"{self.prefix}:{{leases}}", f"{self.prefix}:{{leases}}:holders", f"{self.prefix}:{{leases}}:nodes"]
+
+    def race_of_channel(self, channel: bytes) -> str:
+        """The race id in an event channel's name."""
+        text = channel.decode()
+        return text[text.index("{") + 1 : text.index("}")]
 
 
 class Store:
-    """The server's persistence. Call :meth:`start` inside the event loop before use."""
+    """The server's persistence. Call its methods inside the event loop.
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    ``node`` names this server node in the events it publishes and the leases it holds.
+    """
+
+    def __init__(self, client: aioredis.Redis | RedisCluster, prefix: str = DEFAULT_PREFIX, node: str = "") -> None:
         self.redis = client
-        self._pending: list[tuple[list[Any], asyncio.Future[int]]] = []
+        self.keys = Keys(prefix)
+        self.node = node
+        self.cluster = isinstance(client, RedisCluster)
+        self._pending: list[tuple[list[Any], asyncio.Future[Appended]]] = []
         self._flusher: asyncio.Task[None] | None = None
+        self._save = client.register_script(_SAVE)
         self._close = client.register_script(_CLOSE)
+        self._beat = client.register_script(_BEAT)
+        self._take = client.register_script(_TAKE)
+        self._give = client.register_script(_GIVE)
+        self._away = client.register_script(_AWAY)
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
@@ -168,100 +331,175 @@ class Store:
         player_id = "p" + secrets.token_hex(8)
         token = secrets.token_urlsafe(32)
         digest = token_hash(token)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hset(
-                f"{PREFIX}:player:{player_id}",
-                mapping={"name": name, "bot": int(bot), "token": digest, "created": time.time()},
-            )
-            pipe.set(f"{PREFIX}:token:{digest}", player_id)
-            await pipe.execute()
+        fields = {"name": name, "bot": int(bot), "token": digest, "created": time.time()}
+        await self.redis.hset(self.keys.player(player_id), mapping=fields)  # type: ignore[misc]
+        await self.redis.set(self.keys.token(digest), player_id)  # last: a token always names a player
         return Player(player_id, name, bot), token
 
     async def player_by_token(self, token: str) -> Player | None:
-        player_id = await self.redis.get(f"{PREFIX}:token:{token_hash(token)}")
+        player_id = await self.redis.get(self.keys.token(token_hash(token)))
         if player_id is None:
             return None
         pid = player_id.decode()
-        fields = await self.redis.hgetall(f"{PREFIX}:player:{pid}")
+        fields = await self.redis.hgetall(self.keys.player(pid))  # type: ignore[misc]
         if not fields:
             return None
         return Player(pid, fields[b"name"].decode(), fields[b"bot"] == b"1")
 
     async def rename(self, player: str, name: str, bot: bool) -> None:
-        await self.redis.hset(f"{PREFIX}:player:{player}", mapping={"name": name, "bot": int(bot)})
+        await self.redis.hset(self.keys.player(player), mapping={"name": name, "bot": int(bot)})  # type: ignore[misc]
+
+    # --- presence --------------------------------------------------------------------
+
+    async def connected(self, player: str) -> None:
+        """Count one more connection of ``player`` on this node."""
+        await self.redis.hincrby(self.keys.online(player), self.node, 1)  # type: ignore[misc]
+
+    async def disconnected(self, player: str) -> None:
+        """Count one connection fewer of ``player`` on this node."""
+        await self._away(keys=[self.keys.online(player)], args=[self.node])
+
+    async def publish_away(self, race_id: str, player: str) -> None:
+        """Tell the nodes holding the race that ``player`` has no connection left on this node."""
+        event = msgpack.packb(["a", self.node, player])
+        await self.redis.spublish(self.keys.channel(race_id), event)  # type: ignore[misc]
+
+    async def online(self, player: str, live_nodes: set[str]) -> bool:
+        """Whether ``player`` has a connection on any of ``live_nodes``."""
+        counts = await self.redis.hgetall(self.keys.online(player))  # type: ignore[misc]
+        return any(node.decode() in live_nodes and int(count) > 0 for node, count in counts.items())
 
     # --- races -----------------------------------------------------------------------
 
-    async def save_race(self, race: Race) -> None:
-        """Write the race record (not the logs); track it as active or finished."""
-        record = msgpack.packb(encode_race(race), use_bin_type=True)
-        ended = str(race.ended_at or time.time()) if race.status is Status.FINISHED else ""
-        await self._write(["s", race_key(race.id), record, ACTIVE_KEY, FINISHED_KEY, race.id, ended])
+    async def save_race(self, race: Race, gone: tuple[str, ...] = ()) -> int:
+        """Write the race record over ``race.version`` (the version it was read at); return the new version.
 
-    async def delete_race(self, race_id: str) -> None:
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.delete(race_key(race_id))
-            pipe.srem(ACTIVE_KEY, race_id)
+        Raises :class:`VersionConflict` if another save came first (nothing is written).
+        The saved record is published to the nodes holding the race. Then the indexes (the
+        lobby, the player's races, the join code) are brought up to date with it. ``gone``:
+        players the change unseated.
+        """
+        record = msgpack.packb(encode_race(race), use_bin_type=True)
+        version = await self._save_record(race.id, race.version, record)
+        await self._index(race, present=True, gone=gone)
+        return version
+
+    async def delete_race(self, race: Race, gone: tuple[str, ...] = ()) -> None:
+        """Delete a race that will not be played, over ``race.version`` (raises :class:`VersionConflict`).
+
+        ``gone``: players who left it but are no longer in its seats.
+        """
+        await self._save_record(race.id, race.version, b"")
+        await self._index(race, present=False, gone=gone)
+
+    async def _save_record(self, race_id: str, version: int, record: bytes) -> int:
+        event = msgpack.packb(["r", self.node, version + 1, record], use_bin_type=True)
+        keys = [self.keys.race(race_id), self.keys.version(race_id)]
+        result = int(await self._save(keys=keys, args=[version, record, self.keys.channel(race_id), event]))
+        if result < 0:
+            raise VersionConflict(-1 - result)
+        return result
+
+    async def _index(self, race: Race, present: bool, gone: tuple[str, ...] = ()) -> None:
+        """Bring the lobby, the players' races and the join code up to date with ``race``.
+
+        Idempotent, and run after the record is saved: if it is cut short, the next save
+        (or :meth:`unfinished_races`, which drops what it finds stale) puts it right.
+        """
+        keys, players = self.keys, [seat.player for seat in race.seats]
+        async with self.redis.pipeline(transaction=False) as pipe:
+            if present and race.status is not Status.FINISHED:
+                pipe.sadd(keys.active, race.id)
+                if race.settings.public:
+                    pipe.zadd(keys.listed, {race.id: race.created_at})
+                pipe.set(keys.code(race.code), race.id)
+                for player in players:
+                    pipe.sadd(keys.player_races(player), race.id)
+                for player in gone:
+                    pipe.srem(keys.player_races(player), race.id)
+            else:
+                pipe.srem(keys.active, race.id)
+                pipe.zrem(keys.listed, race.id)
+                pipe.delete(keys.code(race.code))
+                if present:
+                    pipe.zadd(keys.finished_races, {race.id: race.ended_at or time.time()})
+                for player in (*players, *gone):
+                    pipe.srem(keys.player_races(player), race.id)
             await pipe.execute()
 
     def append(
         self, race_id: str, seat: int, expected: int, entry: list[Any], finished_at: float | None = None
-    ) -> asyncio.Future[int]:
-        """Append ``entry`` as entry number ``expected`` of the seat's log; await the new length.
+    ) -> asyncio.Future[Appended]:
+        """Append ``entry`` as entry number ``expected`` of the seat's log; await what was stored.
 
         Give ``finished_at`` when the entry ends the seat's game: the time is stored with
-        the entry, in the same step. Awaiting raises :class:`LogConflict` if the log did
-        not hold exactly ``expected`` entries, :class:`RaceClosed` if the race was closed
-        (see :meth:`close_race`), and nothing is written then. (A plain function returning a
+        the entry, in the same step. Once stored, the entry is published to the other nodes
+        that hold the race. Awaiting raises :class:`LogConflict` if the log did not hold
+        exactly ``expected`` entries, :class:`RaceClosed` if the race was closed (see
+        :meth:`close_race`), and nothing is written then. (A plain function returning a
         future: the hot path of every move.)
         """
-        write = ["a", closed_key(race_id), log_key(race_id, seat), expected, msgpack.packb(entry)]
+        keys = self.keys
+        event = msgpack.packb(["e", self.node, seat, expected, entry, finished_at])
+        write = [
+            "a",
+            keys.closed(race_id),
+            keys.log(race_id, seat),
+            expected,
+            msgpack.packb(entry),
+            keys.nodes(race_id),
+            keys.channel(race_id),
+            event,
+        ]
         if finished_at is not None:
-            write += [finished_key(race_id), seat, repr(finished_at)]
-        return self._write(write)
-
-    def _write(self, write: list[Any]) -> asyncio.Future[int]:
-        """Queue one write for the next batch; the future holds its result."""
+            write += [keys.finished(race_id), seat, repr(finished_at)]
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[int] = loop.create_future()
+        future: asyncio.Future[Appended] = loop.create_future()
         self._pending.append((write, future))
         if self._flusher is None:
             self._flusher = loop.create_task(self._flush_all())
         return future
 
     async def _flush_all(self) -> None:
-        """Send batches one at a time while writes wait: those that come in while one batch
+        """Send batches one at a time while appends wait: those that come in while one batch
         is in Redis make up the next, so batches grow with the load."""
         try:
             while self._pending:
                 batch, self._pending = self._pending, []
-                await self._flush(batch)
+                if self.cluster:  # one script call per race: each runs on the race's shard
+                    by_race: dict[str, list[tuple[list[Any], asyncio.Future[Appended]]]] = defaultdict(list)
+                    for write, future in batch:
+                        by_race[write[2]].append((write, future))  # the log key names the race's slot
+                    await asyncio.gather(*(self._flush(part) for part in by_race.values()))
+                else:
+                    await self._flush(batch)
         finally:
             self._flusher = None
 
-    async def _flush(self, batch: list[tuple[list[Any], asyncio.Future[int]]]) -> None:
+    async def _flush(self, batch: list[tuple[list[Any], asyncio.Future[Appended]]]) -> None:
         # Lua's cmsgpack reads the old raw type, not bin: bytes go in as (binary-safe) raw strings.
         blob = msgpack.packb([write for write, _ in batch], use_bin_type=False)
+        # The log key of the first write names the slot (all share it on a Cluster).
+        keys = [batch[0][0][2]] if self.cluster else []
         try:
             try:
-                results = await self.redis.evalsha(_BATCH_SHA, 0, blob)
-            except NoScriptError:  # a fresh or restarted Redis: load the script and run it again
-                await self.redis.script_load(_BATCH)
-                results = await self.redis.evalsha(_BATCH_SHA, 0, blob)
+                results = await self.redis.evalsha(_APPEND_SHA, len(keys), *keys, blob)  # type: ignore[misc]
+            except NoScriptError:  # a fresh or restarted Redis (or shard): this loads the script
+                results = await self.redis.eval(_APPEND, len(keys), *keys, blob)  # type: ignore[misc]
         except Exception as error:  # the batch failed: every caller learns why
             for _, future in batch:
                 if not future.done():
                     future.set_exception(error)
             return
-        for (_, future), result in zip(batch, results, strict=True):
+        for (_, future), (result, published) in zip(batch, results, strict=True):
             if future.done():
                 continue
             if result < 0:  # an append to a log of another length
                 future.set_exception(LogConflict(-1 - int(result)))
-            elif result == 0:  # an append to a closed race (a save returns 1)
+            elif result == 0:  # an append to a closed race
                 future.set_exception(RaceClosed())
             else:
-                future.set_result(int(result))
+                future.set_result(Appended(int(result), bool(published)))
 
     async def close_race(self, race_id: str, seats: int, ended_at: float) -> tuple[float, list[int]]:
         """Stop the race taking entries, as of ``ended_at``; return the end time and every log's length.
@@ -269,53 +507,164 @@ class Store:
         From then on every append to the race raises :class:`RaceClosed`, so the stored logs
         are final. A race closed before keeps its first end time, which is returned.
         """
-        keys = [closed_key(race_id), *(log_key(race_id, seat) for seat in range(seats))]
+        keys = [self.keys.closed(race_id), *(self.keys.log(race_id, seat) for seat in range(seats))]
         stored, *lengths = await self._close(keys=keys, args=[repr(ended_at)])
         return float(stored), [int(length) for length in lengths]
 
     async def load_log(self, race_id: str, seat: int) -> list[list[Any]]:
-        return [msgpack.unpackb(raw) for raw in await self.redis.lrange(log_key(race_id, seat), 0, -1)]
+        raw = await self.redis.lrange(self.keys.log(race_id, seat), 0, -1)  # type: ignore[misc]
+        return [msgpack.unpackb(entry) for entry in raw]
 
     async def load_finished(self, race_id: str) -> dict[int, float]:
         """When each seat's game ended, for the seats whose log ends it."""
-        stored = await self.redis.hgetall(finished_key(race_id))
+        stored = await self.redis.hgetall(self.keys.finished(race_id))  # type: ignore[misc]
         return {int(seat): float(stamp) for seat, stamp in stored.items()}
 
-    async def load_race(self, race_id: str) -> Race | None:
-        """A race with every seat's game rebuilt from its log, or ``None``."""
-        raw = await self.redis.get(race_key(race_id))
+    async def load_record(self, race_id: str) -> Race | None:
+        """A race as its record has it (seats without games, ``version`` set), or ``None``."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.get(self.keys.race(race_id))
+            pipe.get(self.keys.version(race_id))
+            raw, version = await pipe.execute()
         if raw is None:
             return None
         race = decode_race(msgpack.unpackb(raw))
-        if race.seed is not None:
-            finished = await self.load_finished(race_id)
-            closed = await self.redis.get(closed_key(race_id))
-            race.status, status = Status.RUNNING, race.status  # replay needs a running race
-            race.start(race.started_at or 0.0, race.seed, race.salt)
-            for index in range(len(race.seats)):
-                race.replay_seat(index, await self.load_log(race_id, index), finished.get(index))
-            race.status = status
-            race.closed_at = None if closed is None else float(closed)
+        race.version = int(version or 0)
         return race
+
+    async def load_records(self, race_ids: list[str]) -> list[Race]:
+        """The records of ``race_ids`` that exist (seats without games), in that order."""
+        if not race_ids:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for race_id in race_ids:
+                pipe.get(self.keys.race(race_id))
+            raws = await pipe.execute()
+        return [decode_race(msgpack.unpackb(raw)) for raw in raws if raw is not None]
+
+    async def load_race(self, race_id: str) -> Race | None:
+        """A race with every seat's game rebuilt from its log, or ``None``."""
+        race = await self.load_record(race_id)
+        if race is None:
+            return None
+        if race.seed is not None:
+            await self.load_games(race)
+        return race
+
+    async def load_games(self, race: Race) -> None:
+        """Rebuild every seat's game of a started race from the stored logs."""
+        finished = await self.load_finished(race.id)
+        closed = await self.redis.get(self.keys.closed(race.id))
+        race.status, status = Status.RUNNING, race.status  # replay needs a running race
+        race.start(race.started_at or 0.0, race.seed, race.salt)
+        for index in range(len(race.seats)):
+            race.replay_seat(index, await self.load_log(race.id, index), finished.get(index))
+        race.status = status
+        race.closed_at = None if closed is None else float(closed)
+
+    async def race_by_code(self, code: str) -> str | None:
+        """The id of the unfinished race whose join code is ``code``."""
+        race_id = await self.redis.get(self.keys.code(code))
+        return None if race_id is None else race_id.decode()
+
+    async def unfinished_races(self, player: str) -> list[str]:
+        """The ids of the unfinished races ``player`` has a seat in (stale entries are dropped)."""
+        ids = sorted(m.decode() for m in await self.redis.smembers(self.keys.player_races(player)))  # type: ignore[misc]
+        records = {race.id: race for race in await self.load_records(ids)}
+        stale = [
+            i
+            for i in ids
+            if i not in records or records[i].status is Status.FINISHED or records[i].seat_of(player) is None
+        ]
+        if stale:
+            await self.redis.srem(self.keys.player_races(player), *stale)  # type: ignore[misc]
+        return [i for i in ids if i not in stale]
+
+    async def listed(self, before: tuple[float, str] | None, count: int) -> list[tuple[float, str]]:
+        """Up to ``count`` public unfinished races as (created_at, id), newest first (ties: the
+        greatest id first), from just after ``before`` in that order."""
+        top: float | str = "+inf" if before is None else before[0]
+        out: list[tuple[float, str]] = []
+        offset = 0
+        while len(out) < count:
+            want = count - len(out) + 8
+            page = await self.redis.zrevrangebyscore(self.keys.listed, top, "-inf", offset, want, withscores=True)
+            for member, score in page:
+                key = (float(score), member.decode())
+                if before is None or key < before:
+                    out.append(key)
+            if len(page) < want:
+                break
+            offset += want
+        return out[:count]
+
+    async def watch_race(self, race_id: str) -> None:
+        """Note that this node holds the race in memory: its events come here from now on."""
+        await self.redis.sadd(self.keys.nodes(race_id), self.node)  # type: ignore[misc]
+
+    async def unwatch_race(self, race_id: str) -> None:
+        await self.redis.srem(self.keys.nodes(race_id), self.node)  # type: ignore[misc]
 
     async def save_replay(self, race_id: str, replay: dict[str, Any]) -> None:
         """Keep the built replay of a finished race (it never changes)."""
-        await self.redis.set(replay_key(race_id), msgpack.packb(replay, use_bin_type=True))
+        await self.redis.set(self.keys.replay(race_id), msgpack.packb(replay, use_bin_type=True))
 
     async def load_replay(self, race_id: str) -> dict[str, Any] | None:
         """The replay :meth:`save_replay` kept, or ``None``."""
-        raw = await self.redis.get(replay_key(race_id))
+        raw = await self.redis.get(self.keys.replay(race_id))
         return None if raw is None else msgpack.unpackb(raw, raw=False)
 
     async def active_race_ids(self) -> list[str]:
-        return sorted(m.decode() for m in await self.redis.smembers(ACTIVE_KEY))
+        return sorted(m.decode() for m in await self.redis.smembers(self.keys.active))  # type: ignore[misc]
 
     async def set_aside(self, race_id: str) -> None:
         """Move a race that cannot be recovered from the active races to the broken ones."""
-        await self.redis.smove(ACTIVE_KEY, BROKEN_KEY, race_id)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.srem(self.keys.active, race_id)
+            pipe.zrem(self.keys.listed, race_id)
+            pipe.sadd(self.keys.broken, race_id)
+            await pipe.execute()
+        await self.give_leases([race_id], hand=False)
 
     async def finished_race_ids(self, limit: int = 50) -> list[str]:
-        return [m.decode() for m in await self.redis.zrevrange(FINISHED_KEY, 0, limit - 1)]
+        return [m.decode() for m in await self.redis.zrevrange(self.keys.finished_races, 0, limit - 1)]
+
+    # --- leases ----------------------------------------------------------------------
+
+    async def heartbeat(self, held: list[str], lease: float) -> tuple[list[str], set[str]]:
+        """Say this node lives and renew the leases of ``held`` for ``lease`` seconds.
+
+        Returns the races of ``held`` whose lease another node took, and the live nodes.
+        """
+        lost, live = await self._beat(keys=self.keys.leases, args=[self.node, int(lease * 1000), *held])
+        return [r.decode() for r in lost], {n.decode() for n in live}
+
+    async def take_leases(self, lease: float, races: list[str] | None = None, limit: int = 50) -> dict[str, str]:
+        """Take the lease of ``races`` (new races), or else of up to ``limit`` races whose lease ran out.
+
+        Returns each race taken and the node that held it before ("" if none).
+        """
+        args = [self.node, int(lease * 1000), limit, *(races or ())]
+        ids, before = await self._take(keys=self.keys.leases[:2], args=args)
+        return {i.decode(): b.decode() for i, b in zip(ids, before, strict=True)}
+
+    async def give_leases(self, races: list[str], hand: bool) -> None:
+        """Give up this node's leases of ``races``: to whichever node takes them first (``hand``,
+        which also says this node is leaving), or for good (the races are over)."""
+        await self._give(keys=self.keys.leases, args=[self.node, "hand" if hand else "drop", *races])
+
+    async def lease_orphans(self) -> int:
+        """Give every active race without a lease one that has run out (races of older servers,
+        or of a node that died between storing a race and leasing it); return how many."""
+        active = await self.active_race_ids()
+        if not active:
+            return 0
+        leases = self.keys.leases[0]
+        scores = await self.redis.zmscore(leases, active)
+        orphans = [race for race, score in zip(active, scores, strict=True) if score is None]
+        if orphans:
+            await self.redis.zadd(leases, dict.fromkeys(orphans, 0), nx=True)
+        return len(orphans)
 
 
 def encode_race(race: Race) -> dict[str, Any]:
