@@ -193,6 +193,7 @@ class Server:
         self.early: dict[str, list[list[Any]]] = {}  # events of races being loaded, applied once they are
         self.held: set[str] = set()  # races whose lease this node holds: it runs their timers
         self.live_nodes: set[str] = {self.node}
+        self.alone = False  # no other node uses this Redis (see run)
         self.connections: set[Connection] = set()
         self.by_player: dict[str, set[Connection]] = defaultdict(set)
         self.watchers: dict[str, set[Connection]] = defaultdict(set)
@@ -246,6 +247,7 @@ class Server:
             orphans = await self.store.lease_orphans()
             if orphans:
                 log.info("%d races had no lease: any node may take them now", orphans)
+            self.alone = alone
             if alone:
                 await self._take_every_race()
             while True:
@@ -275,7 +277,7 @@ class Server:
                 self._stop_clock(race)
                 for key in [("open", race_id), ("abandoned", race_id)]:
                     self._cancel(key)
-        live.add(self.node)
+        live = {self.node} if self.alone else live | {self.node}  # alone: earlier runs are dead
         gone = self.live_nodes - live
         self.live_nodes = live
         if gone:
