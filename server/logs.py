@@ -16,8 +16,8 @@ caught by the type checker. The ids are shown in both formats, so a message need
 
 (the JSON object is one line). Log lines go to standard error: the server's records at INFO and above,
 other libraries' at WARNING and above. A JSON record logged with an exception carries the traceback in
-``exception``. The lines an operator waits for (``parlour: listening on ws://HOST:PORT``) are not log
-records: `announce` writes them to standard output, and `announce_error` a fatal error to standard error,
+``exception``. The lines an operator waits for (``parlour: listening on ws://HOST:PORT``) are not events
+of the log: `announce` writes them to standard output, and `announce_error` a fatal error to standard error,
 as ``parlour: ...`` lines in the text format and as JSON records (logger ``parlour.serve``) in the JSON one.
 """
 
