@@ -37,6 +37,10 @@ from typing import Any
 import msgpack
 import websockets
 
+SERVE = [sys.executable, "-m", "parlour.client.cli", "serve"]
+# No countdown, and limits out of the way: the racers measure the server, not its rate limits.
+BENCH_LIMITS = ["--countdown", "0", "--rate", "1000000", "--burst", "1000000", "--identity-burst", "1000000",
+                "--race-burst", "1000000"]  # fmt: skip
 ECHO_PAYLOAD = msgpack.packb({"type": "move", "id": 1, "race": "0123456789", "seq": 12, "move": ["play", "p3"]})
 
 
@@ -176,11 +180,8 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="pl-") as data:
         port, echo_port = free_port(), free_port()
         server = start_process(
-            [sys.executable, "-m", "parlour.client.cli", "serve", "--port", str(port), "--data-dir",
-             str(Path(data) / "d"), "--countdown", "0", "--rate", "1000000", "--burst", "1000000",
-             "--identity-burst", "1000000", "--race-burst", "1000000"],
-            "listening on",
-        )  # fmt: skip
+            [*SERVE, "--port", str(port), "--data-dir", str(Path(data) / "d"), *BENCH_LIMITS], "listening on"
+        )
         echo = start_process([sys.executable, __file__, "--echo-server", str(echo_port)], "echo: listening")
         moves: list[float] = []
         echoes: list[float] = []

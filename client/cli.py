@@ -20,7 +20,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import secrets
+import socket
 import sys
 from collections.abc import Coroutine, Sequence
 from pathlib import Path
@@ -28,6 +30,7 @@ from typing import Any
 
 from parlour.games import Game, GameError, game_names, get_game
 from parlour.games.shuffle import SEED_BITS, check_seed
+from parlour.server.logs import LOG_FORMATS
 
 
 class CommandError(Exception):
@@ -331,6 +334,20 @@ def server_password(args: argparse.Namespace) -> str | None:
     return password
 
 
+def log_format(text: str) -> str:
+    """A log format; checked here as well as by ``choices``, which a default from the environment skips."""
+    if text not in LOG_FORMATS:
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {', '.join(LOG_FORMATS)})")
+    return text
+
+
+def node_name(text: str) -> str:
+    """A server's node name: 1 to 64 letters, digits, dots, dashes and underscores (a host name fits)."""
+    if not re.fullmatch(r"[A-Za-z0-9._-]{1,64}", text):
+        raise argparse.ArgumentTypeError(f"a node name is 1 to 64 letters, digits, '.', '-' or '_', not {text!r}")
+    return text
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from parlour.server.config import Config
     from parlour.server.embedded_redis import EmbeddedRedisError
@@ -359,6 +376,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         identity_burst=args.identity_burst,
         race_rate=args.race_rate,
         race_burst=args.race_burst,
+        node=args.node,
+        log_format=args.log_format,
     )
     try:
         return run(config)
@@ -527,6 +546,20 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--identity-burst", type=int, default=60, help="new identities one address may make at once")
     server.add_argument("--race-rate", type=float, default=0.5, help="races per second one player may average")
     server.add_argument("--race-burst", type=int, default=30, help="races one player may create at once")
+    server.add_argument(
+        "--node",
+        type=node_name,
+        default=socket.gethostname(),
+        metavar="NAME",
+        help="this server's name, in the welcome, the log and /metrics (default: the host name)",
+    )
+    server.add_argument(
+        "--log-format",
+        type=log_format,
+        choices=LOG_FORMATS,
+        default="text",
+        help="text: one 'parlour: LEVEL ...' line per event; json: one JSON object per line",
+    )
     take_defaults_from_environment(server)
     server.set_defaults(run=cmd_serve)
     return parser

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import socket
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -24,7 +25,8 @@ class Config:
     grace: float = 60.0  # seconds a disconnected racer keeps the seat before conceding
     countdown: float = 3.0  # seconds between every seat ready and the start
     keep_finished: float = 60.0  # seconds a finished race stays in memory (replays come from Redis after)
-    node: str = "parlour"  # the server's name in the welcome
+    node: str = field(default_factory=socket.gethostname)  # the node's name: in the welcome and every log line
+    log_format: str = "text"  # the log's format: "text" or "json" (see parlour.server.logs)
     open_timeout: float = 1800.0  # seconds an open race waits for a new player before it expires
     abandoned_timeout: float = 300.0  # seconds an open race stays once none of its players is connected
     identity_rate: float = 0.2  # new identities per second one address may create on average

@@ -17,7 +17,6 @@ import gc
 import logging
 import secrets
 import signal
-import sys
 import time
 from collections import deque
 from pathlib import Path
@@ -29,6 +28,7 @@ from websockets.asyncio.server import serve
 from parlour.server.app import CLOSE_TIMEOUT, Peer, Server
 from parlour.server.config import Config
 from parlour.server.embedded_redis import EmbeddedRedis, EmbeddedRedisError, default_data_dir
+from parlour.server.logs import announce, announce_error, configure
 from parlour.server.store import Store
 
 log = logging.getLogger("parlour.server")
@@ -105,14 +105,14 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
         # Everything so far (modules, recovered races) lives as long as the process: keep it
         # out of the collector's full passes, which otherwise stall every connection.
         gc.freeze()
-        print(f"parlour: listening on ws://{host}:{port}", flush=True)
+        announce(f"listening on ws://{host}:{port}")
         reaper = asyncio.create_task(server.reap_idle())
         stopping = asyncio.create_task(stop.wait())
         watched = {stopping}
         if embedded is not None:
             watched.add(asyncio.create_task(supervise(embedded)))
         done, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
-        print("parlour: shutting down", flush=True)
+        announce("shutting down")
         for task in (reaper, *watched):
             task.cancel()
         await server.shutdown()
@@ -124,8 +124,7 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
 
 def run(config: Config) -> int:
     """Run the server with ``config``; return the process exit status."""
-    logging.basicConfig(level=logging.WARNING, format="parlour: %(levelname)s %(name)s: %(message)s")
-    logging.getLogger("parlour").setLevel(logging.INFO)  # one line per connection and race event
+    configure(config.log_format, config.node)
     embedded = None
     redis_url = config.redis_url
     if redis_url is None:
@@ -133,14 +132,14 @@ def run(config: Config) -> int:
         embedded = EmbeddedRedis(data_dir)
         embedded.start()
         redis_url = embedded.url
-        print(f"parlour: data in {data_dir} (embedded Redis)", flush=True)
+        announce(f"data in {data_dir} (embedded Redis)")
     try:
         asyncio.run(serve_forever(config, redis_url, embedded))
     except OSError as error:
-        print(f"parlour: error: cannot serve on {config.host}:{config.port}: {error.strerror}", file=sys.stderr)
+        announce_error(f"cannot serve on {config.host}:{config.port}: {error.strerror}")
         return 1
     except RedisLost as error:
-        print(f"parlour: error: {error}", file=sys.stderr, flush=True)
+        announce_error(str(error))
         return 1
     finally:
         if embedded is not None:
