@@ -3,6 +3,10 @@
 By default every server process starts its own embedded Redis in a temporary data
 directory. Set ``PARLOUR_TEST_REDIS_URL`` to run them against another Redis instead
 (each test then flushes that database first: give it a database of its own).
+
+Several servers on one store (the nodes of a multi-node deployment): ``shared_redis`` is the URL of
+one Redis for the whole test, ``valkey_cluster`` a Redis Cluster of three primaries, and
+``server_factory(..., redis_url=URL)`` makes a server that uses the given URL.
 """
 
 from __future__ import annotations
@@ -16,10 +20,14 @@ import sys
 import threading
 import time
 import typing
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from parlour.server.embedded_redis import EmbeddedRedis, RedisNotInstalled, find_server_binary
+from tests.redis_cluster import ValkeyCluster
 
 REDIS_URL = os.environ.get("PARLOUR_TEST_REDIS_URL")
 
@@ -31,10 +39,15 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """A ``parlour serve`` child process on a fixed port, restartable on the same data."""
+    """A ``parlour serve`` child process on a fixed port, restartable on the same data.
 
-    def __init__(self, data_dir: Path, *extra: str) -> None:
+    Its store: ``redis_url`` if given, else ``PARLOUR_TEST_REDIS_URL`` if set, else an embedded Redis in
+    ``data_dir``.
+    """
+
+    def __init__(self, data_dir: Path, *extra: str, redis_url: str | None = None) -> None:
         self.data_dir = data_dir
+        self.redis_url = redis_url or REDIS_URL
         self.port = free_port()
         self.extra = list(extra)
         self.process: subprocess.Popen[str] | None = None
@@ -50,7 +63,7 @@ class ServerProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 20.0) -> None:
-        storage = ["--redis-url", REDIS_URL] if REDIS_URL else ["--data-dir", str(self.data_dir)]
+        storage = ["--redis-url", self.redis_url] if self.redis_url else ["--data-dir", str(self.data_dir)]
         command = [sys.executable, "-m", "parlour.client.cli", "serve", "--port", str(self.port), *storage]
         self.process = subprocess.Popen(
             [*command, *self.extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
@@ -96,6 +109,18 @@ class ServerProcess:
             self.output += self.process.stdout.readlines()
         return self.process.returncode
 
+    def metrics(self) -> dict[str, float]:
+        """Every sample of its ``/metrics`` page, by name with labels: ``{'parlour_moves_total': 3.0,
+        'parlour_errors_total{code="bad_move"}': 1.0, ...}``."""
+        with urllib.request.urlopen(f"{self.http}/metrics", timeout=5) as response:
+            text = response.read().decode()
+        samples = {}
+        for line in text.splitlines():
+            if line and not line.startswith("#"):
+                name, _, value = line.rpartition(" ")
+                samples[name] = float(value)
+        return samples
+
     def cleanup(self) -> None:
         """Stop the server and any embedded Redis it left behind."""
         self.stop()
@@ -113,14 +138,14 @@ def flush_test_redis() -> None:
 
 @pytest.fixture
 def server_factory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[type[ServerProcess]]:
-    """Make server processes (``factory(*extra_args)``); all are cleaned up after the test."""
+    """Make server processes (``factory(*extra_args, redis_url=None)``); all are cleaned up after the test."""
     made: list[ServerProcess] = []
     flush_test_redis()
 
-    def make(*extra: str) -> ServerProcess:
+    def make(*extra: str, redis_url: str | None = None) -> ServerProcess:
         # A short path: the embedded Redis's unix socket lives in it.
         data_dir = Path(tmp_path_factory.mktemp("srv", numbered=True))
-        proc = ServerProcess(data_dir, "--countdown", "0.2", *extra)
+        proc = ServerProcess(data_dir, "--countdown", "0.2", *extra, redis_url=redis_url)
         made.append(proc)
         return proc
 
@@ -135,3 +160,32 @@ def server(server_factory: type[ServerProcess]) -> ServerProcess:
     proc = server_factory()
     proc.start()
     return proc
+
+
+@pytest.fixture
+def shared_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of one Redis for several servers of a test: ``PARLOUR_TEST_REDIS_URL`` (flushed), else
+    an embedded Redis (no persistence) started for the test and stopped after it."""
+    if REDIS_URL:
+        flush_test_redis()
+        yield REDIS_URL
+        return
+    embedded = EmbeddedRedis(Path(tmp_path_factory.mktemp("redis", numbered=True)), persistent=False)
+    embedded.start()
+    try:
+        yield embedded.url
+    finally:
+        embedded.stop()
+
+
+@pytest.fixture
+def valkey_cluster() -> Iterator[ValkeyCluster]:
+    """A Redis Cluster of three primaries (valkey-server), started for the test and stopped after it;
+    the test is skipped where no server binary exists. Servers use it with
+    ``server_factory("--redis-cluster", redis_url=valkey_cluster.url)``."""
+    try:
+        find_server_binary()
+    except RedisNotInstalled as error:
+        pytest.skip(f"no Redis Cluster can be started here: {error}")
+    with ValkeyCluster(primaries=3) as cluster:
+        yield cluster
