@@ -242,7 +242,6 @@ class Server:
         The first beat has happened once :attr:`started` is set. Raises if Redis cannot be
         reached at the start.
         """
-        bus = asyncio.create_task(self.bus.run())
         try:
             orphans = await self.store.lease_orphans()
             if orphans:
@@ -258,7 +257,7 @@ class Server:
                 self.started.set()
                 await asyncio.sleep(BEAT)
         finally:
-            bus.cancel()
+            await self.bus.close()
 
     async def _take_every_race(self) -> None:
         races = await self.store.active_race_ids()
@@ -326,7 +325,6 @@ class Server:
         closing = [asyncio.create_task(close_within(c.ws, 1001, "server shutting down")) for c in self.connections]
         if closing:
             await asyncio.wait(closing)
-        await self.bus.close()
 
     def _gauges(self) -> dict[str, float]:
         by_status: dict[str, int] = defaultdict(int)
@@ -689,6 +687,16 @@ class Server:
             return
         if new.version <= race.version:
             return
+        if new.status is Status.FINISHED and race.status is not Status.FINISHED and not synced:
+            if race.status in (Status.OPEN, Status.COUNTDOWN):  # its start never reached this node
+                race.seats = [replace(seat) for seat in new.seats]
+                race.start(new.started_at or 0.0, new.seed, new.salt)
+            async with self._all_seats(race):  # the closed logs: read what this node lacks of them
+                for index in range(len(race.seats)):
+                    await self._resync(race, index)
+            if new.version <= race.version:  # taken in meanwhile
+                return
+        # From here on nothing waits: the race changes all at once.
         before = race.status
         race.version = new.version
         if before in (Status.OPEN, Status.COUNTDOWN):
@@ -697,15 +705,10 @@ class Server:
         if new.status in (Status.RUNNING, Status.FINISHED) and before in (Status.OPEN, Status.COUNTDOWN):
             race.start(new.started_at or 0.0, new.seed, new.salt)
         if new.status is Status.FINISHED:
-            if before is Status.FINISHED:
-                return
-            if not synced:
-                async with self._all_seats(race):
-                    for index in range(len(race.seats)):
-                        await self._resync(race, index)
-            race.finish(new.ended_at or time.time())
-            race.results = new.results
-            self._ended(race)
+            if before is not Status.FINISHED:
+                race.finish(new.ended_at or time.time())
+                race.results = new.results
+                self._ended(race)
             return
         race.status = new.status
         if race.status is Status.COUNTDOWN and before is Status.OPEN:

@@ -9,6 +9,9 @@ memory. Events are msgpack arrays whose first two items are the kind and the sen
   record: the race was deleted);
 - ``["a", node, player]``: ``player`` has no connection left on ``node``.
 
+On a Redis Cluster a channel lives on the shard of its hash slot (the race's), so the bus
+keeps one subscriber connection per shard it needs, each read by a task of its own.
+
 Pub/sub loses what is sent while a subscriber is disconnected: after a reconnection the
 bus says so (``on_gap``), and the node reads the races it holds again.
 """
@@ -23,6 +26,7 @@ from typing import Any
 
 import msgpack
 import redis.asyncio as aioredis
+from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
 
 from parlour.server.store import UNAVAILABLE, Keys
@@ -31,9 +35,61 @@ log = logging.getLogger("parlour.server")
 RECONNECT = 0.5  # seconds between attempts to subscribe again after the connection to Redis broke
 
 
+class _Shard:
+    """The subscriptions held on one Redis server (the only one, or one shard of a Cluster)."""
+
+    def __init__(self, client: aioredis.Redis, name: str, bus: Bus) -> None:
+        self.client = client
+        self.name = name
+        self.bus = bus
+        self.channels: set[str] = set()
+        self.pubsub: PubSub | None = None
+        self.task: asyncio.Task[None] | None = None
+
+    async def subscribe(self, channel: str) -> None:
+        self.channels.add(channel)
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._run())
+        elif self.pubsub is not None:  # else the reconnection subscribes it
+            await self.pubsub.ssubscribe(channel)
+
+    async def unsubscribe(self, channel: str) -> None:
+        self.channels.discard(channel)
+        if self.pubsub is not None:
+            with contextlib.suppress(*UNAVAILABLE):  # the subscription ends with the connection anyway
+                await self.pubsub.sunsubscribe(channel)
+
+    async def _run(self) -> None:
+        first = True
+        while True:
+            pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+            try:
+                if self.channels:
+                    await pubsub.ssubscribe(*self.channels)
+                self.pubsub = pubsub
+                if not first:
+                    await self.bus.on_gap()
+                first = False
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    if message is not None and message.get("type") == "smessage":
+                        self.bus.deliver(message["channel"], message["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning(
+                    "events from other nodes (%s): the connection broke (%s); subscribing again", self.name, error
+                )
+            finally:
+                self.pubsub = None
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+            await asyncio.sleep(RECONNECT)
+
+
 class Bus:
     """One node's subscriptions. ``on_event(race_id, event)`` gets every event another node
-    sent; ``on_gap()`` runs after events may have been lost. Call :meth:`run` as a task."""
+    sent; ``on_gap()`` runs after events may have been lost."""
 
     def __init__(
         self,
@@ -48,72 +104,48 @@ class Bus:
         self.node = node
         self.on_event = on_event
         self.on_gap = on_gap
-        self.channels: set[str] = set()
-        self.received = 0  # events from other nodes
-        self._cluster = isinstance(client, RedisCluster)
-        self._pubsub: Any = None
-        self._ready = asyncio.Event()
+        self.shards: dict[str, _Shard] = {}
+        self.subscribed: dict[str, _Shard] = {}  # channel -> the shard it is subscribed on
 
     async def subscribe(self, race_id: str) -> None:
         channel = self.keys.channel(race_id)
-        if channel in self.channels:
-            return
-        self.channels.add(channel)
-        await self._ready.wait()
-        await self._pubsub.ssubscribe(channel)
+        if channel not in self.subscribed:
+            shard = self._shard(channel)
+            self.subscribed[channel] = shard
+            await shard.subscribe(channel)
 
     async def unsubscribe(self, race_id: str) -> None:
-        channel = self.keys.channel(race_id)
-        if channel not in self.channels:
-            return
-        self.channels.discard(channel)
-        if self._pubsub is not None:
-            with contextlib.suppress(*UNAVAILABLE):  # the subscription ends with the connection anyway
-                await self._pubsub.sunsubscribe(channel)
+        shard = self.subscribed.pop(self.keys.channel(race_id), None)
+        if shard is not None:
+            await shard.unsubscribe(self.keys.channel(race_id))
 
-    async def run(self) -> None:
-        """Read events until cancelled, subscribing again after the connection to Redis breaks."""
-        first = True
-        while True:
-            try:
-                self._pubsub = self.client.pubsub(ignore_subscribe_messages=True)
-                # A channel of the node's own keeps the connection subscribed while it holds no race.
-                await self._pubsub.ssubscribe(f"{self.keys.prefix}:node:{{{self.node}}}")
-                if self.channels:
-                    for channel in list(self.channels):
-                        await self._pubsub.ssubscribe(channel)
-                self._ready.set()
-                if not first:
-                    await self.on_gap()
-                first = False
-                await self._read()
-            except asyncio.CancelledError:
-                raise
-            except Exception as error:
-                log.warning("events from other nodes: the connection to Redis broke (%s); subscribing again", error)
-            finally:
-                self._ready.clear()
-                pubsub, self._pubsub = self._pubsub, None
-                if pubsub is not None:
-                    with contextlib.suppress(Exception):
-                        await pubsub.aclose()
-            await asyncio.sleep(RECONNECT)
+    def _shard(self, channel: str) -> _Shard:
+        if not isinstance(self.client, RedisCluster):
+            name = ""
+            if name not in self.shards:  # its own connections: a subscribed one takes no commands
+                self.shards[name] = _Shard(aioredis.Redis(connection_pool=self.client.connection_pool), "redis", self)
+            return self.shards[name]
+        node = self.client.get_node_from_key(channel)
+        if node.name not in self.shards:
+            pool = aioredis.ConnectionPool(connection_class=node.connection_class, **node.connection_kwargs)
+            self.shards[node.name] = _Shard(aioredis.Redis(connection_pool=pool), node.name, self)
+        return self.shards[node.name]
 
-    async def _read(self) -> None:
-        get = self._pubsub.get_sharded_message if self._cluster else self._pubsub.get_message
-        while True:
-            message = await get(ignore_subscribe_messages=True, timeout=1.0)
-            if message is None or message.get("type") != "smessage":
-                continue
-            event = msgpack.unpackb(message["data"])
-            if event[1] == self.node:
-                continue  # its own: already applied
-            self.received += 1
-            try:
-                self.on_event(self.keys.race_of_channel(message["channel"]), event)
-            except Exception:
-                log.exception("an event from node %s failed", event[1])
+    def deliver(self, channel: bytes, data: bytes) -> None:
+        event = msgpack.unpackb(data)
+        if event[1] == self.node:
+            return  # its own: already applied
+        try:
+            self.on_event(self.keys.race_of_channel(channel), event)
+        except Exception:
+            log.exception("an event from node %s failed", event[1])
 
     async def close(self) -> None:
-        if self._pubsub is not None:
-            await self._pubsub.aclose()
+        for shard in self.shards.values():
+            task = shard.task
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            if isinstance(self.client, RedisCluster):
+                await shard.client.aclose()

@@ -19,6 +19,7 @@ import secrets
 import signal
 import time
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
 
 import redis.asyncio as aioredis
@@ -67,7 +68,6 @@ async def supervise(embedded: EmbeddedRedis) -> None:
 
 async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis | None = None) -> None:
     """Serve until SIGTERM or SIGINT; raise `RedisLost` if ``embedded`` (supervised) cannot be kept running."""
-    node = f"{config.node}-{secrets.token_hex(3)}"  # unique, even if several nodes are given one name
     client: aioredis.Redis | RedisCluster
     if config.redis_cluster:
         client = RedisCluster.from_url(redis_url, max_connections=64)
@@ -75,7 +75,7 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
         # A blocking pool: when every connection is busy, wait for one instead of failing.
         pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=20)
         client = aioredis.Redis(connection_pool=pool)
-    store = Store(client, config.redis_prefix, node)
+    store = Store(client, config.redis_prefix, config.node)
     await store.ping()
     server = Server(config, store)
     # With a Redis of its own, no other node can hold its races.
@@ -124,6 +124,8 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
 
 def run(config: Config) -> int:
     """Run the server with ``config``; return the process exit status."""
+    # The node's id: its name and a suffix, unique even if several nodes are given one name.
+    config = replace(config, node=f"{config.node}-{secrets.token_hex(3)}")
     configure(config.log_format, config.node)
     embedded = None
     redis_url = config.redis_url

@@ -124,6 +124,8 @@ class ServerProcess:
     def cleanup(self) -> None:
         """Stop the server and any embedded Redis it left behind."""
         self.stop()
+        if os.environ.get("PARLOUR_TEST_SHOW_OUTPUT"):  # to debug: every server's output, after the test
+            sys.stderr.write(f"--- server on port {self.port}:\n" + "".join(self.output))
         pidfile = self.data_dir / "redis.pid"
         with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError):
             os.kill(int(pidfile.read_text().strip()), signal.SIGKILL)
