@@ -38,6 +38,7 @@ from parlour.protocol.text import name_problem, printable
 from parlour.server.bus import Bus
 from parlour.server.config import Config
 from parlour.server.limits import Backoff, Buckets, address_of
+from parlour.server.logs import Ids
 from parlour.server.metrics import Metrics
 from parlour.server.race import CONCEDE_WIRE, SEED_BITS, UNDO, Race, Settings, Status, read_code
 from parlour.server.store import UNAVAILABLE, LogConflict, Player, RaceClosed, Store, VersionConflict, decode_race
@@ -269,7 +270,7 @@ class Server:
     async def _beat(self) -> None:
         lost, live = await self.store.heartbeat(sorted(self.held), LEASE)
         for race_id in lost:
-            log.warning("race %s: another node took its lease", race_id)
+            log.warning("another node took the lease", extra=Ids(race=race_id))
             self.held.discard(race_id)
             race = self.races.get(race_id)
             if race is not None:
@@ -299,7 +300,7 @@ class Server:
         self.held.add(race_id)
         if before and before != self.node:
             self.metrics.leases_taken += 1
-            log.info("race %s: lease taken over from node %s", race_id, before)
+            log.info("lease taken over from node %s", before, extra=Ids(race=race_id))
         self._plan(race)
         self._spawn(self._check_presence(race), ("presence", race_id))
 
@@ -372,7 +373,7 @@ class Server:
         self.metrics.connections_total += 1
         conn = Connection(ws, self.config.rate, self.config.burst, number=self.metrics.connections_total)
         self.connections.add(conn)
-        log.info("connection %d opened from %s", conn.number, _address(ws))
+        log.info("connection opened from %s", _address(ws), extra=Ids(connection=conn.number))
         try:
             async for frame in ws:
                 refused_too_much = await self._serve_frame(conn, frame)
@@ -434,7 +435,7 @@ class Server:
             )
             return self._refuse(conn, request_id, unavailable)
         except Exception:
-            log.exception("request %s failed", request_id)
+            log.exception("request %s failed", request_id, extra=_ids(conn))
             return self._refuse(conn, request_id, ProtocolError(ErrorCode.INTERNAL, "the server failed; try again"))
 
     def _refuse(self, conn: Connection, request_id: int | None, error: ProtocolError) -> bool:
@@ -445,7 +446,7 @@ class Server:
 
     def _disconnected(self, conn: Connection) -> None:
         self.connections.discard(conn)
-        log.info("connection %d closed", conn.number)
+        log.info("connection closed", extra=_ids(conn))
         for race_id in list(conn.watching):
             self._unwatch(conn, race_id)
         if conn.player is None:
@@ -499,7 +500,7 @@ class Server:
             raise ConnectionClosed(None, None)
         conn.player = player
         self.by_player[player.id].add(conn)
-        log.info("connection %d identified as %s (%s)", conn.number, player.id, printable(player.name))
+        log.info("connection identified as %s", printable(player.name), extra=_ids(conn))
         return m.Welcome(
             id=msg.id,
             player=player.id,
@@ -583,7 +584,7 @@ class Server:
         self.new_races.take(player.id, time.monotonic())  # once stored: a create refused as unavailable does not count
         self._adopt(race)
         self._plan(race)
-        log.info("race %s created by %s: %s for %d", race.id, player.id, game.name, settings.seats)
+        log.info("race created: %s for %d", game.name, settings.seats, extra=Ids(race=race.id, player=player.id))
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
     async def on_join(self, conn: Connection, msg: m.Join) -> Message:
@@ -605,7 +606,7 @@ class Server:
                     return seat
 
                 seat = await self._change(race, take_seat)
-                log.info("race %s joined by %s, seat %d", race.id, player.id, seat)
+                log.info("race joined, seat %d", seat, extra=Ids(race=race.id, player=player.id))
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
     async def on_leave(self, conn: Connection, msg: m.Leave) -> Message:
@@ -615,7 +616,7 @@ class Server:
             if self.races.get(race.id) is not race:  # it was deleted or expired while this waited
                 raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
             await self._change(race, lambda race: race.leave(player.id), gone=(player.id,))
-            log.info("race %s left by %s", race.id, player.id)
+            log.info("race left", extra=Ids(race=race.id, player=player.id))
         return m.Ok(id=msg.id)
 
     async def on_ready(self, conn: Connection, msg: m.Ready) -> Message:
@@ -865,9 +866,8 @@ class Server:
             try:
                 state = race.next_state(index, entry)
             except ProtocolError:
-                log.warning(
-                    "race %s seat %d: entry %d from another node does not apply; reading the log", race.id, index, seq
-                )
+                message = "seat %d: entry %d from another node does not apply; reading the log"
+                log.warning(message, index, seq, extra=Ids(race=race.id))
             else:
                 race.record(index, entry, state, finished_at or time.time())
                 self._after_remote(race, index)
@@ -896,7 +896,7 @@ class Server:
                     for index in range(len(race.seats)):
                         await self._catch_up(race, index)
             except Exception as error:
-                log.warning("race %s: cannot read it again (%s)", race.id, error)
+                log.warning("cannot read the race again (%s)", error, extra=Ids(race=race.id))
 
     async def on_snapshot(self, conn: Connection, msg: m.Snapshot) -> Message:
         player = self._player(conn)
@@ -961,7 +961,7 @@ class Server:
         try:
             await self.store.save_replay(race_id, replay)
         except Exception:  # only a cache: the next request builds it again
-            log.exception("the replay of race %s was built but not kept in Redis", race_id)
+            log.exception("the replay was built but not kept in Redis", extra=Ids(race=race_id))
         return replay
 
     async def on_ping(self, conn: Connection, msg: m.Ping) -> Message:
@@ -1087,7 +1087,7 @@ class Server:
         self._announce(race)
         for index in range(len(race.seats)):
             self._watch(race, index)  # the opening boards, where spectators see boards
-        log.info("race %s started", race.id)
+        log.info("race started", extra=Ids(race=race.id))
 
     async def _deadline(self, race: Race) -> None:
         if race.status is Status.RUNNING:
@@ -1139,7 +1139,7 @@ class Server:
                 draft.finish(ended_at)
                 draft.version = await self.store.save_race(draft)
             except UNAVAILABLE as error:
-                log.warning("race %s: cannot close it (%s); trying again in %s s", race.id, error, RETRY)
+                log.warning("cannot close the race (%s); trying again in %s s", error, RETRY, extra=Ids(race=race.id))
                 self._schedule(("finish", race.id), time.time() + RETRY, self._finish, race, None, deadline)
                 return
             except VersionConflict:
@@ -1171,7 +1171,7 @@ class Server:
         self._announce(race)
         self._stop_clock(race)
         self._release(race.id)
-        log.info("race %s finished", race.id)
+        log.info("race finished", extra=Ids(race=race.id))
         self._schedule(("evict", race.id), time.time() + self.config.keep_finished, self._evict, race)
 
     def _release(self, race_id: str) -> None:
@@ -1220,7 +1220,7 @@ class Server:
         except VersionConflict:
             await self._refresh(race)
             return
-        log.info("race %s expired: %s", race.id, why)
+        log.info("race expired: %s", why, extra=Ids(race=race.id))
         self.metrics.races_expired += 1
         await self._took(race, None)
 
@@ -1311,10 +1311,11 @@ class Server:
             await self._unwatch_race(race_id)
             raise
         except Exception as error:
-            log.error("race %s cannot be recovered, set aside: %s: %s", race_id, type(error).__name__, error)
             self.early.pop(race_id, None)
             await self._unwatch_race(race_id)
-            await self.store.set_aside(race_id)
+            if await self.store.set_aside(race_id):  # once: a race set aside before is not news
+                why = f"{type(error).__name__}: {error}"
+                log.error("race cannot be recovered, set aside: %s", why, extra=Ids(race=race_id))
             return None
         if race is None:
             self.early.pop(race_id, None)
@@ -1495,6 +1496,13 @@ def _read_cursor(text: str) -> tuple[int, float, str]:
     if key[0] not in (0, 1) or not race_id or key[1] != key[1] or abs(key[1]) == float("inf"):
         raise ProtocolError(ErrorCode.BAD_MESSAGE, "lobby: 'after' must be the 'next' of an earlier reply")
     return key
+
+
+def _ids(conn: Connection) -> Ids:
+    """The ids of a connection's log lines: the connection's, and its player's once known."""
+    if conn.player is None:
+        return Ids(connection=conn.number)
+    return Ids(connection=conn.number, player=conn.player.id)
 
 
 def _address(ws: ServerConnection) -> str:

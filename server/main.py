@@ -21,6 +21,7 @@ import time
 from collections import deque
 from dataclasses import replace
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -30,7 +31,7 @@ from parlour.server.app import CLOSE_TIMEOUT, Peer, Server
 from parlour.server.config import Config
 from parlour.server.embedded_redis import EmbeddedRedis, EmbeddedRedisError, default_data_dir
 from parlour.server.logs import announce, announce_error, configure
-from parlour.server.store import Store
+from parlour.server.store import UNAVAILABLE, Store
 
 log = logging.getLogger("parlour.server")
 SUPERVISE_EVERY = 0.2  # seconds between two checks that the embedded Redis still runs
@@ -122,6 +123,16 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
         task.result()  # raises RedisLost if the supervisor gave up
 
 
+def shown_url(url: str) -> str:
+    """``url`` with its password, if any, masked: fit for a log line."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
 def run(config: Config) -> int:
     """Run the server with ``config``; return the process exit status."""
     # The node's id: its name and a suffix, unique even if several nodes are given one name.
@@ -142,6 +153,9 @@ def run(config: Config) -> int:
         return 1
     except RedisLost as error:
         announce_error(str(error))
+        return 1
+    except UNAVAILABLE as error:  # at the start: a Redis given by URL that does not answer
+        announce_error(f"cannot reach Redis at {shown_url(config.redis_url or '')}: {error}")
         return 1
     finally:
         if embedded is not None:

@@ -617,14 +617,16 @@ class Store:
     async def active_race_ids(self) -> list[str]:
         return sorted(m.decode() for m in await self.redis.smembers(self.keys.active))  # type: ignore[misc]
 
-    async def set_aside(self, race_id: str) -> None:
-        """Move a race that cannot be recovered from the active races to the broken ones."""
+    async def set_aside(self, race_id: str) -> bool:
+        """Move a race that cannot be recovered from the active races to the broken ones; return
+        whether it was not set aside before."""
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.srem(self.keys.active, race_id)
             pipe.zrem(self.keys.listed, race_id)
             pipe.sadd(self.keys.broken, race_id)
-            await pipe.execute()
+            *_, added = await pipe.execute()
         await self.give_leases([race_id], hand=False)
+        return bool(added)
 
     async def finished_race_ids(self, limit: int = 50) -> list[str]:
         return [m.decode() for m in await self.redis.zrevrange(self.keys.finished_races, 0, limit - 1)]

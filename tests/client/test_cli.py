@@ -213,3 +213,15 @@ def test_every_serve_setting_can_come_from_a_parlour_environment_variable(
         timeout=60,
     )
     assert refused.returncode == 2 and "argument --port: invalid int value: 'eighty'" in refused.stderr
+
+
+def test_a_redis_that_does_not_answer_at_the_start_is_one_clear_line_without_its_password() -> None:
+    from tests.conftest import free_port
+
+    url = f"redis://user:hunter2@127.0.0.1:{free_port()}/0"  # nothing listens there
+    done = parlour("serve", "--port", "0", "--redis-url", url)
+    assert done.returncode == 1
+    assert done.stderr.startswith(
+        f"parlour: error: cannot reach Redis at redis://user:***@127.0.0.1:{url.split(':')[-1]}"
+    )
+    assert "hunter2" not in done.stdout + done.stderr and "Traceback" not in done.stderr

@@ -33,15 +33,16 @@ async def test_the_server_logs_connections_and_races_one_line_per_event(server: 
     await bob.until("end")
     await bob.ws.close()
 
-    assert len(await logged(server, r"INFO .*connection \d+ opened from 127\.0\.0\.1:\d+")) >= 2
-    assert await logged(server, rf"INFO .*connection \d+ identified as {ann.player} \(ann\)$")
-    assert await logged(server, rf"INFO .*race {race} created by {ann.player}: golf for 2$")
-    assert len(await logged(server, rf"INFO .*race {race} joined by {bob.player}, seat 1$")) == 2
-    assert len(await logged(server, rf"INFO .*race {race} left by {bob.player}$")) == 1
-    assert len(await logged(server, rf"INFO .*race {race} started$")) == 1
-    assert len(await logged(server, rf"INFO .*race {race} finished$")) == 1
-    assert await logged(server, r"INFO .*connection \d+ closed$")
+    # Each line ends with the ids of what it is about (race, player, connection).
+    assert len(await logged(server, r"INFO .*: connection opened from 127\.0\.0\.1:\d+ connection=\d+$")) >= 2
+    assert await logged(server, rf"INFO .*: connection identified as ann player={ann.player} connection=\d+$")
+    assert await logged(server, rf"INFO .*: race created: golf for 2 race={race} player={ann.player}$")
+    assert len(await logged(server, rf"INFO .*: race joined, seat 1 race={race} player={bob.player}$")) == 2
+    assert len(await logged(server, rf"INFO .*: race left race={race} player={bob.player}$")) == 1
+    assert len(await logged(server, rf"INFO .*: race started race={race}$")) == 1
+    assert len(await logged(server, rf"INFO .*: race finished race={race}$")) == 1
+    assert await logged(server, r"INFO .*: connection closed player=p[0-9a-f]+ connection=\d+$")
     # One line per event: nothing is logged for a repeated join of a seat already held.
     await ann.call({"type": "join", "race": race})
     await asyncio.sleep(0.2)
-    assert not [line for line in list(server.output) if f"race {race} joined by {ann.player}" in line]
+    assert not [line for line in list(server.output) if f"joined, seat 0 race={race} player={ann.player}" in line]
