@@ -348,6 +348,16 @@ def node_name(text: str) -> str:
     return text
 
 
+def trusted_networks(text: str) -> tuple[Any, ...]:
+    """``--trusted-proxy``: addresses or networks, comma-separated."""
+    from parlour.server.limits import parse_networks
+
+    try:
+        return parse_networks(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from parlour.server.config import Config
     from parlour.server.embedded_redis import EmbeddedRedisError
@@ -378,6 +388,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         race_burst=args.race_burst,
         node=args.node,
         log_format=args.log_format,
+        trusted_proxies=args.trusted_proxy,
     )
     try:
         return run(config)
@@ -546,6 +557,14 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--identity-burst", type=int, default=60, help="new identities one address may make at once")
     server.add_argument("--race-rate", type=float, default=0.5, help="races per second one player may average")
     server.add_argument("--race-burst", type=int, default=30, help="races one player may create at once")
+    server.add_argument(
+        "--trusted-proxy",
+        type=trusted_networks,
+        default=(),
+        metavar="ADDRESSES",
+        help="comma-separated addresses or networks of reverse proxies whose X-Forwarded-For header is "
+        "believed, so that the limits per address count each client, not the proxy (default: none)",
+    )
     server.add_argument(
         "--node",
         type=node_name,

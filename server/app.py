@@ -37,7 +37,7 @@ from parlour.protocol.replay import REPLAY_FORMAT
 from parlour.protocol.text import name_problem, printable
 from parlour.server.bus import Bus
 from parlour.server.config import Config
-from parlour.server.limits import Backoff, Buckets, address_of
+from parlour.server.limits import Backoff, Buckets, address_of, client_address
 from parlour.server.logs import Ids
 from parlour.server.metrics import Metrics
 from parlour.server.race import CONCEDE_WIRE, SEED_BITS, UNDO, Race, Settings, Status, read_code
@@ -140,14 +140,10 @@ class Connection:
     frame_started: float = 0.0  # perf_counter when the frame being served arrived
     number: int = 0  # counts connections since the server started; names this one in the log
     reaped: bool = False  # told it was idle, and closing
+    address: str = ""  # the client's address, as the limits on identities and guesses count it
 
     def __post_init__(self) -> None:
         self.tokens = float(self.burst)
-
-    @property
-    def address(self) -> str:
-        """The peer's address, as the limits on identities and guesses count it."""
-        return address_of(self.ws.remote_address)
 
     def take(self, now: float) -> float | None:
         """Spend one message from the bucket; return the wait in seconds if it is empty."""
@@ -371,9 +367,13 @@ class Server:
 
     async def handle(self, ws: ServerConnection) -> None:
         self.metrics.connections_total += 1
+        forwarded = ws.request.headers.get_all("X-Forwarded-For") if ws.request is not None else []
+        address = client_address(ws.remote_address, ",".join(forwarded), self.config.trusted_proxies)
         conn = Connection(ws, self.config.rate, self.config.burst, number=self.metrics.connections_total)
+        conn.address = address
         self.connections.add(conn)
-        log.info("connection opened from %s", _address(ws), extra=Ids(connection=conn.number))
+        via = "" if address == address_of(ws.remote_address) else f" (for {address})"
+        log.info("connection opened from %s%s", _address(ws), via, extra=Ids(connection=conn.number))
         try:
             async for frame in ws:
                 refused_too_much = await self._serve_frame(conn, frame)
@@ -1286,7 +1286,8 @@ class Server:
 
     async def _get(self, race_id: str) -> Race | None:
         """The race held in memory, or else read from Redis and held from now on (this node
-        then follows its events); ``None`` if there is no such race.
+        then follows its events); ``None`` if there is no such race, or it finished more than
+        ``keep_finished`` seconds ago (its replay stays in Redis).
 
         A race that cannot be rebuilt from Redis is logged, set aside (its keys stay in Redis,
         listed in ``races:broken``) and reported as ``None``.
@@ -1317,13 +1318,17 @@ class Server:
                 why = f"{type(error).__name__}: {error}"
                 log.error("race cannot be recovered, set aside: %s", why, extra=Ids(race=race_id))
             return None
+        gone = race is not None and race.status is Status.FINISHED
+        if gone and (race.ended_at or 0.0) + self.config.keep_finished <= time.time():
+            race = None  # past the time a finished race is held (its replay is still there)
         if race is None:
             self.early.pop(race_id, None)
             await self._unwatch_race(race_id)
             return None
         self._adopt(race)
         if race.status is Status.FINISHED:
-            self._schedule(("evict", race.id), time.time() + self.config.keep_finished, self._evict, race)
+            when = (race.ended_at or time.time()) + self.config.keep_finished
+            self._schedule(("evict", race.id), when, self._evict, race)
         self.loading.pop(race_id, None)
         for event in self.early.pop(race_id, []):
             self._on_event(race_id, event)

@@ -6,6 +6,8 @@ import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parlour.server.limits import Network
+
 
 @dataclass(frozen=True)
 class Config:
@@ -33,3 +35,5 @@ class Config:
     identity_burst: int = 60  # new identities one address may create at once
     race_rate: float = 0.5  # races per second one player may create on average
     race_burst: int = 30  # races one player may create at once
+    # Proxies whose X-Forwarded-For is believed: the limits per address then count the client's.
+    trusted_proxies: tuple[Network, ...] = ()

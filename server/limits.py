@@ -28,6 +28,39 @@ def address_of(remote: Any) -> str:
     return str(ip)
 
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_networks(text: str) -> tuple[Network, ...]:
+    """Comma-separated addresses or networks (``10.0.0.0/8,::1``); raises ValueError naming a bad one."""
+    networks = []
+    for part in text.split(","):
+        if part.strip():
+            try:
+                networks.append(ipaddress.ip_network(part.strip(), strict=False))
+            except ValueError:
+                raise ValueError(f"not an IP address or network: {part.strip()!r}") from None
+    return tuple(networks)
+
+
+def client_address(remote: Any, forwarded_for: str | None, trusted: tuple[Network, ...]) -> str:
+    """The key of the client behind a connection: :func:`address_of` its peer, or, when the peer
+    is a trusted proxy, of the address that proxy forwarded for: the rightmost address of the
+    ``X-Forwarded-For`` header that is not itself a trusted proxy (those to its left were written
+    by the client, who may lie)."""
+    hops = [address_of(remote)]
+    if trusted and forwarded_for:
+        hops = [hop.strip() for hop in forwarded_for.split(",") if hop.strip()] + hops
+    for hop in reversed(hops):
+        try:
+            ip = ipaddress.ip_address(hop)
+        except ValueError:
+            return address_of(hop)  # not an address: count it as it is
+        if not any(ip in network for network in trusted):
+            return address_of(hop)
+    return address_of(hops[0])  # every hop is a trusted proxy
+
+
 class Buckets:
     """A token bucket per key: at most ``burst`` at once, then ``rate`` per second."""
 

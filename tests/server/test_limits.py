@@ -160,3 +160,26 @@ async def test_wrong_passwords_back_off_per_address(server_factory: Any) -> None
     await Peer.hello(server.url, "y", address="127.0.0.2", password="sesame")  # other addresses are not slowed
     await asyncio.sleep(refused["retry_after"])
     assert (await peer.call({"type": "hello", "name": "x", "password": "sesame"}))["type"] == "welcome"
+
+
+async def hello_forwarded_for(url: str, forwarded_for: str) -> dict[str, Any]:
+    """The reply to a new identity's hello sent through a proxy that says it forwards for ``forwarded_for``."""
+    async with websockets.connect(url, compression=None, additional_headers={"X-Forwarded-For": forwarded_for}) as ws:
+        await ws.send(msgpack.packb({"type": "hello", "id": 1, "name": "via"}))
+        return msgpack.unpackb(await asyncio.wait_for(ws.recv(), 10))
+
+
+async def test_behind_a_trusted_proxy_the_limits_count_the_client_it_forwards_for(server_factory: Any) -> None:
+    limit = ("--identity-burst", "1", "--identity-rate", "0.001")
+    trusting = server_factory(*limit, "--trusted-proxy", "127.0.0.0/8")
+    trusting.start()
+    assert (await hello_forwarded_for(trusting.url, "203.0.113.7"))["type"] == "welcome"
+    assert (await hello_forwarded_for(trusting.url, "203.0.113.7"))["code"] == "rate_limited"
+    assert (await hello_forwarded_for(trusting.url, "198.51.100.4"))["type"] == "welcome"  # another client
+    # What the client wrote itself (left of the proxy's entry) is not believed.
+    assert (await hello_forwarded_for(trusting.url, "198.51.100.99, 203.0.113.7"))["code"] == "rate_limited"
+    # A server that trusts no proxy counts the peer's own address, whatever the header says.
+    plain = server_factory(*limit)
+    plain.start()
+    assert (await hello_forwarded_for(plain.url, "203.0.113.7"))["type"] == "welcome"
+    assert (await hello_forwarded_for(plain.url, "198.51.100.4"))["code"] == "rate_limited"
