@@ -748,9 +748,20 @@ class Server:
         """
         player = self._player(conn)
         race = self.races.get(race_id) or await self._known(race_id)
-        index, seen = race.check_entry(player.id, seq, time.time())
+        try:
+            index, seen = race.check_entry(player.id, seq, time.time())
+            behind = False
+        except ProtocolError as error:
+            if error.code is not ErrorCode.STALE_SEQ:
+                raise
+            # Beyond the log this node holds: another node may have stored the entries before it.
+            seated = race.seat_of(player.id)
+            assert seated is not None  # stale_seq comes after not_seated
+            index, behind = seated, True
         resynced = False
         async with self.locks[(race.id, index)]:
+            if behind:
+                resynced = await self._resync(race, index)
             now = time.time()
             index, seen = race.check_entry(player.id, seq, now)
             seat = race.seats[index]

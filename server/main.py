@@ -31,7 +31,7 @@ from parlour.server.app import CLOSE_TIMEOUT, Peer, Server
 from parlour.server.config import Config
 from parlour.server.embedded_redis import EmbeddedRedis, EmbeddedRedisError, default_data_dir
 from parlour.server.logs import announce, announce_error, configure
-from parlour.server.store import UNAVAILABLE, Store
+from parlour.server.store import UNAVAILABLE, Store, TooOld
 
 log = logging.getLogger("parlour.server")
 SUPERVISE_EVERY = 0.2  # seconds between two checks that the embedded Redis still runs
@@ -78,6 +78,7 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
         client = aioredis.Redis(connection_pool=pool)
     store = Store(client, config.redis_prefix, config.node)
     await store.ping()
+    await store.check_version()
     server = Server(config, store)
     # With a Redis of its own, no other node can hold its races.
     running = asyncio.create_task(server.run(alone=embedded is not None))
@@ -152,6 +153,9 @@ def run(config: Config) -> int:
         announce_error(f"cannot serve on {config.host}:{config.port}: {error.strerror}")
         return 1
     except RedisLost as error:
+        announce_error(str(error))
+        return 1
+    except TooOld as error:
         announce_error(str(error))
         return 1
     except UNAVAILABLE as error:  # at the start: a Redis given by URL that does not answer

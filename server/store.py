@@ -58,6 +58,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from parlour.server.race import Race, Seat, Settings, Status
 
 DEFAULT_PREFIX = "parlour"
+MIN_REDIS = 7  # the major version of Redis that has sharded pub/sub (Valkey reports 7.2 and later)
 # The errors of a Redis that cannot be reached right now (down, restarting, loading its data):
 # the request may be sent again once it is back.
 UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
@@ -185,6 +186,10 @@ if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then
 end
 return 1
 """
+
+
+class TooOld(Exception):
+    """The Redis lacks what the server needs."""
 
 
 class RaceClosed(Exception):
@@ -320,6 +325,15 @@ class Store:
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
+
+    async def check_version(self) -> None:
+        """Raise :class:`TooOld` unless the Redis is 7 or later (sharded pub/sub carries the events)."""
+        info = await self.redis.info("server")
+        version = str(info.get("redis_version", "0"))
+        if int(version.split(".")[0] or 0) < MIN_REDIS:
+            raise TooOld(
+                f"Parlour needs Redis {MIN_REDIS} or later (or Valkey), for sharded pub/sub; this is {version}"
+            )
 
     async def close(self) -> None:
         await self.redis.aclose()

@@ -15,12 +15,15 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
+import msgpack
 import pytest
 import pytest_asyncio
+import redis
 
-from parlour.client.connection import Resumed
+from parlour.client.connection import ClientError, Resumed
 from parlour.protocol.messages import Countdown, End, Progress, Start
 from parlour.protocol.replay import verify_replay
+from parlour.server.store import Keys
 from tests.conftest import ServerProcess
 from tests.server.multinode import (
     COUNTDOWNS,
@@ -314,3 +317,21 @@ async def test_a_lobby_on_any_node_lists_the_races_of_every_node(
     await hosts[2].client.leave(races[2])  # the last seat of node 3's race: the race is gone
     for looker in lookers:
         assert set(await lobby(looker)) == set(races[:2]), looker.client.name
+
+
+async def test_an_entry_next_in_the_stored_log_is_taken_though_this_node_has_not_heard_of_the_ones_before(
+    shared_redis: str, server_factory: Any, connect: Connect
+) -> None:
+    """Another node stored entries this node has not heard of yet (their events are on their way): the
+    node reads the log again instead of refusing the entry that is next with `stale_seq`."""
+    nodes = start_nodes(server_factory, shared_redis, count=2)
+    race, (ann, _, _) = await race_across(connect, [*nodes, nodes[1]])
+    seat = await Seat.started(ann, race)
+    assert ["turn"] in seat.view["moves"] and seat.view["board"]["stock"] >= 2
+    # As if ann's other connection, on a node that then died, had stored entry 0 (its event lost).
+    redis.Redis.from_url(shared_redis).rpush(f"{Keys().race(race)}:log:0", msgpack.packb(["turn"]))
+    ack = await ann.client.move(race, 1, ["turn"])
+    assert ack.seq == 2 and not ack.duplicate
+    with pytest.raises(ClientError) as ahead:  # an entry beyond the stored log is still refused
+        await ann.client.move(race, 3, ["turn"])
+    assert ahead.value.code == "stale_seq"
