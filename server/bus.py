@@ -28,11 +28,13 @@ import msgpack
 import redis.asyncio as aioredis
 from redis.asyncio.client import PubSub
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from parlour.server.store import UNAVAILABLE, Keys
 
 log = logging.getLogger("parlour.server")
 RECONNECT = 0.5  # seconds between attempts to subscribe again after the connection to Redis broke
+SUBSCRIBE_TIMEOUT = 5.0  # seconds to wait for Redis to confirm a subscription
 
 
 class _Shard:
@@ -42,19 +44,26 @@ class _Shard:
         self.client = client
         self.name = name
         self.bus = bus
-        self.channels: set[str] = set()
+        self.channels: dict[str, asyncio.Event] = {}  # channel -> set once Redis confirmed the subscription
         self.pubsub: PubSub | None = None
         self.task: asyncio.Task[None] | None = None
 
     async def subscribe(self, channel: str) -> None:
-        self.channels.add(channel)
+        """Subscribe to ``channel``; return once Redis confirmed it (every event published after
+        that reaches this node), or raise ``TimeoutError`` after ``SUBSCRIBE_TIMEOUT`` seconds."""
+        confirmed = self.channels.setdefault(channel, asyncio.Event())
         if self.task is None:
             self.task = asyncio.get_running_loop().create_task(self._run())
-        elif self.pubsub is not None:  # else the reconnection subscribes it
+        elif self.pubsub is not None:  # else the (re)connection subscribes it
             await self.pubsub.ssubscribe(channel)
+        try:
+            async with asyncio.timeout(SUBSCRIBE_TIMEOUT):
+                await confirmed.wait()
+        except TimeoutError:
+            raise RedisTimeoutError(f"no confirmation of the subscription to {channel}") from None
 
     async def unsubscribe(self, channel: str) -> None:
-        self.channels.discard(channel)
+        self.channels.pop(channel, None)
         if self.pubsub is not None:
             with contextlib.suppress(*UNAVAILABLE):  # the subscription ends with the connection anyway
                 await self.pubsub.sunsubscribe(channel)
@@ -62,24 +71,37 @@ class _Shard:
     async def _run(self) -> None:
         first = True
         while True:
-            pubsub = self.client.pubsub(ignore_subscribe_messages=True)
+            if not self.channels:  # nothing to follow: the next subscribe() starts a new reader
+                self.task = None
+                return
+            pubsub = self.client.pubsub()
             try:
-                if self.channels:
-                    await pubsub.ssubscribe(*self.channels)
-                self.pubsub = pubsub
+                for confirmed in self.channels.values():
+                    confirmed.clear()
+                first_ones = list(self.channels)
+                await pubsub.ssubscribe(*first_ones)  # this connects: subscribe() must not send its own meanwhile
+                self.pubsub = pubsub  # from now on, subscribe() sends its own
+                later = [channel for channel in self.channels if channel not in first_ones]
+                if later:
+                    await pubsub.ssubscribe(*later)
                 if not first:
                     await self.bus.on_gap()
                 first = False
                 while True:
-                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
-                    if message is not None and message.get("type") == "smessage":
-                        self.bus.deliver(message["channel"], message["data"])
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is None:
+                        continue
+                    kind, channel = message.get("type"), message.get("channel")
+                    if kind == "smessage":
+                        self.bus.deliver(channel, message["data"])
+                    elif kind == "ssubscribe" and isinstance(channel, bytes):
+                        confirmed = self.channels.get(channel.decode())
+                        if confirmed is not None:
+                            confirmed.set()
             except asyncio.CancelledError:
                 raise
             except Exception as error:
-                log.warning(
-                    "events from other nodes (%s): the connection broke (%s); subscribing again", self.name, error
-                )
+                log.warning("events from %s: the connection broke (%s); subscribing again", self.name, error)
             finally:
                 self.pubsub = None
                 with contextlib.suppress(Exception):

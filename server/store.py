@@ -179,6 +179,10 @@ if ARGV[2] == 'hand' then
 end
 return 1
 """
+# Read a race record and its version at once: KEYS = record, version.
+_READ = """
+return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}
+"""
 # One connection fewer: KEYS = the player's presence hash; ARGV = node.
 _AWAY = """
 if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then
@@ -317,6 +321,7 @@ class Store:
         self._pending: list[tuple[list[Any], asyncio.Future[Appended]]] = []
         self._flusher: asyncio.Task[None] | None = None
         self._save = client.register_script(_SAVE)
+        self._read = client.register_script(_READ)
         self._close = client.register_script(_CLOSE)
         self._beat = client.register_script(_BEAT)
         self._take = client.register_script(_TAKE)
@@ -536,10 +541,8 @@ class Store:
 
     async def load_record(self, race_id: str) -> Race | None:
         """A race as its record has it (seats without games, ``version`` set), or ``None``."""
-        async with self.redis.pipeline(transaction=False) as pipe:
-            pipe.get(self.keys.race(race_id))
-            pipe.get(self.keys.version(race_id))
-            raw, version = await pipe.execute()
+        # Read together, atomically: a record read apart from its version could be older than it.
+        raw, version = await self._read(keys=[self.keys.race(race_id), self.keys.version(race_id)])
         if raw is None:
             return None
         race = decode_race(msgpack.unpackb(raw))

@@ -335,3 +335,23 @@ async def test_an_entry_next_in_the_stored_log_is_taken_though_this_node_has_not
     with pytest.raises(ClientError) as ahead:  # an entry beyond the stored log is still refused
         await ann.client.move(race, 3, ["turn"])
     assert ahead.value.code == "stale_seq"
+
+
+async def test_events_keep_crossing_after_the_nodes_subscriptions_to_redis_are_cut(
+    shared_redis: str, server_factory: Any, connect: Connect
+) -> None:
+    """Pub/sub loses what is sent while a node is not subscribed: the node subscribes again and reads
+    the races it holds again, so nothing stored is missed."""
+    nodes = start_nodes(server_factory, shared_redis, count=2)
+    race, (ann, bob, sam) = await race_across(connect, [*nodes, nodes[1]])
+    seats = [await Seat.started(ann, race), await Seat.started(bob, race)]
+    await seats[0].play(random.Random(1), 2)
+    await bob.first(Progress, race, lambda p: p.seat == 0 and p.moves == 2)
+    store = redis.Redis.from_url(shared_redis)
+    assert store.client_kill_filter(_type="pubsub") >= 2  # every node's subscriber connection
+    await seats[0].play(random.Random(2), 3)  # meanwhile: their events may be lost
+    await asyncio.gather(seats[0].play(random.Random(3)), seats[1].play(random.Random(4)))
+    ends = [await player.first(End, race, timeout=20) for player in (ann, bob, sam)]
+    assert ends[1] == ends[0] and ends[2] == ends[0]
+    assert bob.progress(race, 0)[-1] == len(seats[0].log)  # bob's node caught up with ann's seat
+    await same_replay_everywhere(race, [ann, bob, sam], ends[0], seats)
