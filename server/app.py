@@ -786,8 +786,9 @@ class Server:
                 else:
                     race.record(index, entry, state, now)
                     if stored.crossed:
-                        self.metrics.moves_crossed += 1
                         self.metrics.events_published += 1
+                        if entry != CONCEDE_WIRE:  # counted as moves_total counts
+                            self.metrics.moves_crossed += 1
             if seen:
                 if seat.log[seq] != tuple(entry):
                     raise ProtocolError(ErrorCode.STALE_SEQ, f"entry {seq} is already another move")
