@@ -27,8 +27,9 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from websockets.asyncio.server import serve
 
-from parlour.server.app import CLOSE_TIMEOUT, Peer, Server
+from parlour.server.app import Server
 from parlour.server.config import Config
+from parlour.server.connection import CLOSE_TIMEOUT, Peer
 from parlour.server.embedded_redis import EmbeddedRedis, EmbeddedRedisError, default_data_dir
 from parlour.server.logs import announce, announce_error, configure
 from parlour.server.store import UNAVAILABLE, Store, TooOld
