@@ -800,6 +800,7 @@ class Server:
         index = race.seat_of(player.id)
         if index is None or race.status in (Status.OPEN, Status.COUNTDOWN):
             return m.SnapshotInfo(id=msg.id, race=race.summary(player.id), seat=index)
+        await self._catch_up(race, index)  # this node's copy of the seat may lag the stored log
         seat = race.seats[index]
         view = race.game.view(seat.state, "player")
         return m.SnapshotInfo(id=msg.id, race=race.summary(player.id), seat=index, seq=seat.seq, view=view)

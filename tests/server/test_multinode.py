@@ -355,3 +355,20 @@ async def test_events_keep_crossing_after_the_nodes_subscriptions_to_redis_are_c
     assert ends[1] == ends[0] and ends[2] == ends[0]
     assert bob.progress(race, 0)[-1] == len(seats[0].log)  # bob's node caught up with ann's seat
     await same_replay_everywhere(race, [ann, bob, sam], ends[0], seats)
+
+
+async def test_a_snapshot_tells_the_stored_game_though_this_node_has_not_heard_of_its_last_entries(
+    shared_redis: str, server_factory: Any, connect: Connect
+) -> None:
+    """A racer back on a node that has not heard of their last entries (events lost or on their way) asks
+    where their game is, as the client library says to after a reconnection: the answer is the stored log's,
+    not the node's copy (the racer would otherwise see a board their acknowledged moves had left)."""
+    nodes = start_nodes(server_factory, shared_redis, count=2)
+    race, (ann, _, _) = await race_across(connect, [*nodes, nodes[1]])
+    seat = await Seat.started(ann, race)
+    assert ["turn"] in seat.view["moves"]
+    # As if ann's other connection, on a node that then died, had stored entry 0 (its event lost).
+    redis.Redis.from_url(shared_redis).rpush(f"{Keys().race(race)}:log:0", msgpack.packb(["turn"]))
+    snapshot = await ann.client.snapshot(race)
+    assert snapshot.seq == 1 and snapshot.view is not None
+    assert snapshot.view["board"]["stock"] == seat.view["board"]["stock"] - 1
