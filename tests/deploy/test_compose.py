@@ -3,9 +3,13 @@ and a race played through the proxy goes on to its results while the replica of 
 
 Runs only with ``PARLOUR_CONTAINER_TESTS=1``, on a machine with podman and podman-compose (the
 container registry is not needed once the base images exist: see deploy/README.md, "With podman").
+The two racers are put on two different replicas (their welcomes name different nodes), and the
+replica of one of them is restarted: its racer must come back through the proxy and play on, the
+other racer's connection must not be cut, and the race must end once with both games played out.
 Each run has a compose project of its own (its containers, network and Redis volume), removed at
-the end with the image it built. Prints the image's size and the time from ``compose up`` to a
-server answering through the proxy (tests never assert on timings).
+the end with the image it built. Prints the image's size, the time from ``compose up`` to a server
+answering through the proxy, and what the restart cost the racer whose replica it was (tests never
+assert on timings).
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -26,9 +31,10 @@ from typing import Any
 import pytest
 
 from parlour.client.connection import Client, ClientError, Resumed
-from parlour.protocol.messages import End, Start
+from parlour.protocol.messages import End, Error, Start
 from parlour.protocol.replay import verify_replay
 from tests.conftest import free_port
+from tests.server.multinode import Player
 
 REPLICAS = 3  # server replicas behind the proxy (a race across replicas needs the multi-node server)
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,6 +42,7 @@ COMPOSE_FILE = ROOT / "deploy" / "compose.yaml"
 IMAGE_TAG = "test"  # the image is parlour:test
 MOVES_BEFORE_RESTART = 5  # each racer's moves before the restart; a Golf game has at least 17
 PACE = 0.1  # seconds between two moves of a racer, so the restart falls in the middle of the race
+APART_ATTEMPTS = 20  # connections tried, at most, to put the second racer on another replica than the first
 
 pytestmark = [
     pytest.mark.skipif(
@@ -88,16 +95,41 @@ class Stack:
         return checked.returncode == 0
 
     def replica_of(self, server: str) -> str:
-        """The server container whose host name (the node's default name) is in a welcome's
-        ``server`` field; with one replica, that one (the single-node server names no host)."""
-        replicas = self.containers("server")
-        hostnames = {name: run(["podman", "inspect", "--format", "{{.Config.Hostname}}", name]) for name in replicas}
-        matching = [name for name, hostname in hostnames.items() if hostname and hostname in server]
-        if len(matching) == 1:
-            return matching[0]
-        if len(replicas) == 1:
-            return replicas[0]
-        raise AssertionError(f"no single replica hosts {server!r}: {hostnames}")
+        """The server container whose node (its ``/metrics``) is the one a welcome's ``server`` names."""
+        node = node_of(server)
+        matching = [name for name in self.containers("server") if self.metrics(name).get("node") == node]
+        if len(matching) != 1:
+            raise AssertionError(f"{len(matching)} replicas are node {node}: {matching}")
+        return matching[0]
+
+    def metrics(self, container: str) -> dict[str, Any]:
+        """The replica's ``/metrics`` (not reachable through the proxy): each unlabelled sample by
+        name, and ``node``, the id of ``parlour_node_info``."""
+        get = "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:8765/metrics').read().decode())"
+        text = run(["podman", "exec", container, "python", "-c", get])
+        samples: dict[str, Any] = {}
+        for line in text.splitlines():
+            if found := re.fullmatch(r'parlour_node_info\{node="(.+)"\} 1', line):
+                samples["node"] = found[1]
+            elif found := re.fullmatch(r"(parlour_\w+) ([0-9.e+-]+)", line):
+                samples[found[1]] = float(found[2])
+        return samples
+
+    def total(self, name: str) -> float:
+        """A counter summed over the server replicas running now."""
+        return sum(self.metrics(container).get(name, 0.0) for container in self.containers("server"))
+
+
+def shutting_down(error: Error) -> bool:
+    """Whether an error event says the server is stopping."""
+    return error.code == "shutting_down"
+
+
+def node_of(server: str) -> str:
+    """The node id in a welcome's ``server`` field, ``parlour/0.1 (NODE)``."""
+    found = re.fullmatch(r"parlour/\S+ \((.+)\)", server)
+    assert found, f"no node id in the welcome's server field {server!r}"
+    return found[1]
 
 
 def run(command: list[str], timeout: float = 60, env: dict[str, str] | None = None) -> str:
@@ -132,7 +164,7 @@ async def nodes_reached(url: str) -> set[str]:
     clients = [await Client.connect(url, f"probe{i}", bot=True, reconnect=False) for i in range(REPLICAS)]
     for client in clients:
         await client.close()
-    return {client.server for client in clients}
+    return {node_of(client.server) for client in clients}
 
 
 def every_replica_reached(url: str, timeout: float) -> None:
@@ -142,6 +174,20 @@ def every_replica_reached(url: str, timeout: float) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"the proxy reached {len(reached)} of {REPLICAS} replicas: {sorted(reached)}")
         time.sleep(0.5)
+
+
+async def connect_apart(url: str, name: str, other: Client) -> Client:
+    """A new player connected through the proxy to another node than ``other``'s: the
+    connection is opened again (the same player, by its token) until the welcome names another
+    node, at most APART_ATTEMPTS times."""
+    client = await Client.connect(url, name, bot=True)
+    for _ in range(APART_ATTEMPTS - 1):
+        if node_of(client.server) != node_of(other.server):
+            return client
+        await client.close()
+        client = await Client.connect(url, name, token=client.token, bot=True)
+    assert node_of(client.server) != node_of(other.server), f"{APART_ATTEMPTS} connections all reached {other.server}"
+    return client
 
 
 @pytest.fixture
@@ -186,10 +232,12 @@ class Racer:
         self.view, self.seq = start.view, start.seq
         self.rng = random.Random(seed)
         self.acked: list[list[Any]] = []
+        self.acked_at: list[float] = []  # the event loop's clock at each ack
         self.halfway = asyncio.Event()  # set after MOVES_BEFORE_RESTART moves
         self.refused = 0
 
     async def play(self) -> None:
+        loop = asyncio.get_running_loop()
         while self.view["moves"]:
             entry = list(self.rng.choice(self.view["moves"]))
             while True:
@@ -201,37 +249,52 @@ class Racer:
                     self.refused += 1
                     await asyncio.sleep(0.1)
             self.acked.append(entry)
+            self.acked_at.append(loop.time())
             self.view, self.seq = ack.view, ack.seq
             assert self.seq == len(self.acked)
             if len(self.acked) == MOVES_BEFORE_RESTART:
                 self.halfway.set()
             await asyncio.sleep(PACE)
 
+    def longest_wait(self) -> float:
+        """The longest time between two acks, less the PACE the racer waits between moves."""
+        return max(after - before for before, after in zip(self.acked_at, self.acked_at[1:], strict=False)) - PACE
+
 
 async def test_a_race_through_the_proxy_reaches_its_results_while_a_replica_restarts(stack: Stack) -> None:
     ann = await Client.connect(stack.url, "ann", bot=True)
-    bob = await Client.connect(stack.url, "bob", bot=True)
-    race = (await ann.create("golf", seats=2, time_limit=300)).race["id"]
+    bob = await connect_apart(stack.url, "bob", ann)
+    replica = stack.replica_of(ann.server)  # the one to restart; bob's is another
+    assert stack.replica_of(bob.server) != replica
+    race = (await ann.create("golf", seats=2, time_limit=300)).race["id"]  # ann's replica holds its lease
     await bob.join(race)
     for client in (ann, bob):
         await client.ready(race)
     starts = [await client.next_event(Start, race, timeout=30) for client in (ann, bob)]
+    heard = [Player(ann), Player(bob)]  # each reads its client's events from now on
     racers = [Racer(ann, race, starts[0], seed=1), Racer(bob, race, starts[1], seed=2)]
     playing = [asyncio.create_task(racer.play()) for racer in racers]
     await asyncio.wait_for(asyncio.gather(*(racer.halfway.wait() for racer in racers)), 60)
 
-    replica = stack.replica_of(ann.server)  # SIGTERM, then the same container starts again
+    node_before = node_of(ann.server)
+    loop = asyncio.get_running_loop()
+    restart_began = loop.time()  # SIGTERM, then the same container starts again
     await asyncio.to_thread(run, ["podman", "restart", "--time", "20", replica], 60)
+    restarted = loop.time() - restart_began
     await asyncio.wait_for(asyncio.gather(*playing), 120)
 
-    ends = [await client.next_event(End, race, timeout=60) for client in (ann, bob)]
+    ends = [await player.first(End, race, timeout=60) for player in heard]
     assert ends[0].results == ends[1].results
     results = {row["player"]: row for row in ends[0].results}
     assert set(results) == {ann.player, bob.player}
     for client, racer in zip((ann, bob), racers, strict=True):
         assert results[client.player]["ended"] in ("won", "stuck")  # played out: not conceded, not out of time
         assert results[client.player]["moves"] == len(racer.acked)
-    await ann.next_event(Resumed, timeout=1)  # ann's connection was cut mid-race and resumed
+    # ann was told her replica was stopping, and her connection resumed (on another node); bob's never broke.
+    told, resumed = heard[0].when(Error, shutting_down), heard[0].when(Resumed)
+    assert len(told) == 1 and len(resumed) == 1 and told[0] <= resumed[0], heard[0].events
+    assert node_of(ann.server) != node_before  # another replica, or the restarted one's new process
+    assert heard[1].when(Resumed) == [] and heard[1].when(Error, shutting_down) == [], heard[1].events
 
     replay = (await bob.replay(race)).replay
     assert verify_replay(replay) == []
@@ -239,5 +302,19 @@ async def test_a_race_through_the_proxy_reaches_its_results_while_a_replica_rest
     logs = {seat["player"]: seat["log"] for seat in replay["seats"]}
     assert logs == {ann.player: racers[0].acked, bob.player: racers[1].acked}
     await asyncio.to_thread(until, lambda: stack.healthy(replica), 60, f"{replica} healthy again")
-    for client in (ann, bob):
-        await client.close()
+
+    # Counted by the nodes running now: the restarted replica's process before the restart is gone,
+    # but every step below came after it.
+    assert await asyncio.to_thread(stack.total, "parlour_races_finished_total") == 1  # the finish, once
+    assert await asyncio.to_thread(stack.total, "parlour_deadlines_total") == 0
+    assert await asyncio.to_thread(stack.total, "parlour_leases_taken_total") >= 1  # ann's replica handed it over
+    assert await asyncio.to_thread(stack.total, "parlour_moves_crossed_total") > 0  # moves went between replicas
+
+    print(
+        f"\nrestart of ann's replica ({node_before}): podman restart took {restarted:.2f} s; ann was told "
+        f"shutting_down {told[0] - restart_began:.3f} s after it began and had resumed {resumed[0] - told[0]:.3f} s "
+        f"later, on {node_of(ann.server)}; ann's longest wait for an ack {racers[0].longest_wait():.3f} s "
+        f"(bob's {racers[1].longest_wait():.3f} s); ann's moves refused and sent again: {racers[0].refused}"
+    )
+    for player in heard:
+        await player.close()

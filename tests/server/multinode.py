@@ -93,6 +93,7 @@ class Player:
     def __init__(self, client: Client) -> None:
         self.client = client
         self.events: list[ClientEvent] = []
+        self.arrived_at: list[float] = []  # the event loop's clock when each event came
         self._arrived = asyncio.Condition()
         self._reader = asyncio.create_task(self._read(), name=f"events of {client.name}")
 
@@ -101,10 +102,16 @@ class Player:
         return cls(await Client.connect(node.url, name, token=token))
 
     async def _read(self) -> None:
+        loop = asyncio.get_running_loop()
         async for event in self.client.events():
             async with self._arrived:
                 self.events.append(event)
+                self.arrived_at.append(loop.time())
                 self._arrived.notify_all()
+
+    def when(self, type_: type, where: Callable[[Any], bool] = lambda _: True) -> list[float]:
+        """When each event of ``type_`` for which ``where`` holds came (the event loop's clock)."""
+        return [at for at, e in zip(self.arrived_at, self.events, strict=True) if isinstance(e, type_) and where(e)]
 
     def every(self, type_: type[E], race: str | None = None) -> list[E]:
         """Every event of ``type_`` (about ``race``, if given) received so far, in order."""
