@@ -135,4 +135,5 @@ class Connection:
         """
         broadcast([self.ws], encode(message))
 
+
 __all__ = ["CLOSE_TIMEOUT", "Connection", "Peer", "close_soon", "close_within"]
