@@ -456,9 +456,9 @@ class Server:
         )
         race = Race(id=secrets.token_hex(5), settings=settings, created_by=player.id, created_at=time.time())
         race.join(player.id, player.name, player.bot)
-        await self.store.take_leases(LEASE, [race.id])  # first: no stored race is ever without a lease
+        # Both first: no stored race is without a lease, and this node hears of every change to it.
+        await asyncio.gather(self.store.take_leases(LEASE, [race.id]), self._watch_race(race.id))
         self.held.add(race.id)
-        await self._watch_race(race.id)
         try:
             race.version = await self.store.save_race(race)
         except BaseException:
@@ -539,7 +539,8 @@ class Server:
             result = change(draft)
             try:
                 if draft.seats:
-                    draft.version = await self.store.save_race(draft, gone)
+                    seated = [seat.player for seat in draft.seats] != [seat.player for seat in race.seats]
+                    draft.version = await self.store.save_race(draft, gone, reindex=seated)
                 else:
                     await self.store.delete_race(draft, gone)
             except VersionConflict:
@@ -588,7 +589,11 @@ class Server:
             race.seats = [replace(seat) for seat in new.seats]
         race.starts_at, race.joined_at = new.starts_at, new.joined_at
         if new.status in (Status.RUNNING, Status.FINISHED) and before in (Status.OPEN, Status.COUNTDOWN):
-            race.start(new.started_at or 0.0, new.seed, new.salt)
+            if all(seat.state is not None for seat in race.seats):  # this node's own start: dealt already
+                race.status, race.started_at, race.deadline = Status.RUNNING, new.started_at, new.deadline
+                race.seed, race.salt = new.seed, new.salt
+            else:
+                race.start(new.started_at or 0.0, new.seed, new.salt)
         if new.status is Status.FINISHED:
             if before is not Status.FINISHED:
                 race.finish(new.ended_at or time.time())
@@ -955,7 +960,7 @@ class Server:
             draft = _draft(race)
             draft.start(time.time(), seed, salt)
             try:
-                draft.version = await self.store.save_race(draft)
+                draft.version = await self.store.save_race(draft, reindex=False)
             except VersionConflict:
                 del self.draws[race.id]
                 await self._refresh(race)
@@ -1233,8 +1238,7 @@ class Server:
 
     async def _watch_race(self, race_id: str) -> None:
         """Follow a race's events from other nodes (before this node reads it)."""
-        await self.bus.subscribe(race_id)
-        await self.store.watch_race(race_id)
+        await asyncio.gather(self.bus.subscribe(race_id), self.store.watch_race(race_id))
 
     async def _unwatch_race(self, race_id: str) -> None:
         await self.store.unwatch_race(race_id)
@@ -1296,7 +1300,7 @@ class Server:
                 del self.watchers[race_id]
 
     async def _check_race_limit(self, player: Player) -> None:
-        mine = len(await self.store.unfinished_races(player.id))
+        mine = await self.store.count_races(player.id)
         if mine >= self.config.max_races:
             raise ProtocolError(ErrorCode.TOO_MANY_RACES, f"you are already in {mine} races (the limit)")
 

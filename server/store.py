@@ -62,19 +62,54 @@ MIN_REDIS = 7  # the major version of Redis that has sharded pub/sub (Valkey rep
 # The errors of a Redis that cannot be reached right now (down, restarting, loading its data):
 # the request may be sent again once it is back.
 UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
-# Appends, in order; each returns {result, published}. A write is one msgpack array (packing it
-# in C costs far less than one Redis argument per value):
+# The writes of a batch, in order; each returns {result, published}. A write is one msgpack array
+# (packing it in C costs far less than one Redis argument per value):
 #   ["a", closed key, log key, expected length, entry, nodes key, channel, event
-#    (, finished key, seat, time)]
-# result: the new length, or -1 - the actual length, or 0 if the race is closed (nothing is
-# written). Once the entry is in: the time its seat's game ended if given, and the event is
-# published on the channel if another node holds the race (published = 1).
-_APPEND = """
+#    (, finished key, seat, time)]: append an entry. result: the new length, or -1 - the actual
+#       length, or 0 if the race is closed (nothing is written). Once the entry is in: the time
+#       its seat's game ended if given, and the event is published on the channel if another
+#       node holds the race (published = 1).
+#   ["x", commands]: run the commands (all on the race's keys). result: 1.
+#   ["c", closed key, end time, every seat's log key]: close the race (see close_race), keeping
+#       the time of an earlier close. result: {the end time, the length of every log}.
+#   ["s", record key, version key, expected version, record ("" deletes the race), channel,
+#    event, commands]: save a race record over the version it was read at, publish it, then run
+#       the commands (the indexes, on one Redis). result: the new version, or -1 - the stored
+#       version if it was not the expected one (nothing is written then).
+_BATCH = """
 local results = {}
 for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
   local published = 0
   local result
-  if redis.call('EXISTS', w[2]) == 1 then
+  if w[1] == 'x' then
+    for _, command in ipairs(w[2]) do
+      redis.call(unpack(command))
+    end
+    result = 1
+  elseif w[1] == 'c' then
+    redis.call('SET', w[2], w[3], 'NX')
+    result = {redis.call('GET', w[2])}
+    for j = 4, #w do
+      result[j - 2] = redis.call('LLEN', w[j])
+    end
+  elseif w[1] == 's' then
+    local stored = tonumber(redis.call('GET', w[3]) or '0')
+    if stored ~= w[4] then
+      result = -1 - stored
+    else
+      if w[5] == '' then
+        redis.call('DEL', w[2])
+      else
+        redis.call('SET', w[2], w[5])
+      end
+      redis.call('SET', w[3], stored + 1)
+      redis.call('SPUBLISH', w[6], w[7])
+      for _, command in ipairs(w[8]) do
+        redis.call(unpack(command))
+      end
+      result = stored + 1
+    end
+  elseif redis.call('EXISTS', w[2]) == 1 then
     result = 0
   else
     local length = redis.call('LLEN', w[3])
@@ -95,34 +130,7 @@ for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
 end
 return results
 """
-_APPEND_SHA = hashlib.sha1(_APPEND.encode()).hexdigest()
-# Save a race record over the version it was read at: KEYS = record, version; ARGV = expected
-# version, the record ("" deletes the race), channel, event. Returns the new version, or -1 -
-# the stored version if it was not the expected one (nothing is written then).
-_SAVE = """
-local stored = tonumber(redis.call('GET', KEYS[2]) or '0')
-if stored ~= tonumber(ARGV[1]) then
-  return -1 - stored
-end
-if ARGV[2] == '' then
-  redis.call('DEL', KEYS[1])
-else
-  redis.call('SET', KEYS[1], ARGV[2])
-end
-redis.call('SET', KEYS[2], stored + 1)
-redis.call('SPUBLISH', ARGV[3], ARGV[4])
-return stored + 1
-"""
-# Close a race: KEYS = closed key, then every seat's log; ARGV[1] = the end time. Keeps the time
-# of an earlier close. Returns the end time, then the length of every log.
-_CLOSE = """
-redis.call('SET', KEYS[1], ARGV[1], 'NX')
-local out = {redis.call('GET', KEYS[1])}
-for i = 2, #KEYS do
-  out[i] = redis.call('LLEN', KEYS[i])
-end
-return out
-"""
+_BATCH_SHA = hashlib.sha1(_BATCH.encode()).hexdigest()
 # A node's heartbeat: KEYS = leases, holders, nodes; ARGV = node, lease in ms, the races it
 # thinks it holds. Renews the node and the leases it still holds; returns {lost races, live nodes}.
 _BEAT = """
@@ -318,11 +326,9 @@ class Store:
         self.keys = Keys(prefix)
         self.node = node
         self.cluster = isinstance(client, RedisCluster)
-        self._pending: list[tuple[list[Any], asyncio.Future[Appended]]] = []
+        self._pending: list[tuple[str, list[Any], asyncio.Future[Any]]] = []  # race id, write, its result
         self._flusher: asyncio.Task[None] | None = None
-        self._save = client.register_script(_SAVE)
         self._read = client.register_script(_READ)
-        self._close = client.register_script(_CLOSE)
         self._beat = client.register_script(_BEAT)
         self._take = client.register_script(_TAKE)
         self._give = client.register_script(_GIVE)
@@ -390,61 +396,72 @@ class Store:
 
     # --- races -----------------------------------------------------------------------
 
-    async def save_race(self, race: Race, gone: tuple[str, ...] = ()) -> int:
+    async def save_race(self, race: Race, gone: tuple[str, ...] = (), reindex: bool = True) -> int:
         """Write the race record over ``race.version`` (the version it was read at); return the new version.
 
         Raises :class:`VersionConflict` if another save came first (nothing is written).
-        The saved record is published to the nodes holding the race. Then the indexes (the
-        lobby, the player's races, the join code) are brought up to date with it. ``gone``:
+        The saved record is published to the nodes holding the race, and the indexes (the
+        lobby, the player's races, the join code) are brought up to date with it, unless
+        ``reindex`` is false (a change that leaves them as they are: a ready, a start). ``gone``:
         players the change unseated.
         """
         record = msgpack.packb(encode_race(race), use_bin_type=True)
-        version = await self._save_record(race.id, race.version, record)
-        await self._index(race, present=True, gone=gone)
-        return version
+        return await self._save_record(race, record, self._index(race, True, gone) if reindex else [])
 
     async def delete_race(self, race: Race, gone: tuple[str, ...] = ()) -> None:
         """Delete a race that will not be played, over ``race.version`` (raises :class:`VersionConflict`).
 
         ``gone``: players who left it but are no longer in its seats.
         """
-        await self._save_record(race.id, race.version, b"")
-        await self._index(race, present=False, gone=gone)
+        await self._save_record(race, b"", self._index(race, False, gone))
 
-    async def _save_record(self, race_id: str, version: int, record: bytes) -> int:
-        event = msgpack.packb(["r", self.node, version + 1, record], use_bin_type=True)
-        keys = [self.keys.race(race_id), self.keys.version(race_id)]
-        result = int(await self._save(keys=keys, args=[version, record, self.keys.channel(race_id), event]))
+    async def _save_record(self, race: Race, record: bytes, index: list[list[str]]) -> int:
+        """Save ``record`` over ``race.version`` (in the next batch), then run the ``index``
+        commands: in the same script on one Redis, after it on a Cluster (whose index keys live
+        in other slots)."""
+        keys = self.keys
+        event = msgpack.packb(["r", self.node, race.version + 1, record], use_bin_type=True)
+        inside = [] if self.cluster else index
+        write = [
+            "s",
+            keys.race(race.id),
+            keys.version(race.id),
+            race.version,
+            record,
+            keys.channel(race.id),
+            event,
+            inside,
+        ]
+        result = int(await self._queue(race.id, write))
         if result < 0:
             raise VersionConflict(-1 - result)
+        if self.cluster and index:
+            async with self.redis.pipeline(transaction=False) as pipe:
+                for command in index:
+                    pipe.execute_command(*command)
+                await pipe.execute()
         return result
 
-    async def _index(self, race: Race, present: bool, gone: tuple[str, ...] = ()) -> None:
-        """Bring the lobby, the players' races and the join code up to date with ``race``.
+    def _index(self, race: Race, present: bool, gone: tuple[str, ...] = ()) -> list[list[str]]:
+        """The commands that bring the lobby, the players' races and the join code up to date
+        with ``race`` (arguments as strings: Lua would round numbers to 14 digits).
 
-        Idempotent, and run after the record is saved: if it is cut short, the next save
-        (or :meth:`unfinished_races`, which drops what it finds stale) puts it right.
+        Idempotent: if they are cut short (a Cluster runs them after the save), the next save, or
+        :meth:`unfinished_races` (which drops what it finds stale), puts them right.
         """
         keys, players = self.keys, [seat.player for seat in race.seats]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            if present and race.status is not Status.FINISHED:
-                pipe.sadd(keys.active, race.id)
-                if race.settings.public:
-                    pipe.zadd(keys.listed, {race.id: race.created_at})
-                pipe.set(keys.code(race.code), race.id)
-                for player in players:
-                    pipe.sadd(keys.player_races(player), race.id)
-                for player in gone:
-                    pipe.srem(keys.player_races(player), race.id)
-            else:
-                pipe.srem(keys.active, race.id)
-                pipe.zrem(keys.listed, race.id)
-                pipe.delete(keys.code(race.code))
-                if present:
-                    pipe.zadd(keys.finished_races, {race.id: race.ended_at or time.time()})
-                for player in (*players, *gone):
-                    pipe.srem(keys.player_races(player), race.id)
-            await pipe.execute()
+        if present and race.status is not Status.FINISHED:
+            commands = [["SADD", keys.active, race.id], ["SET", keys.code(race.code), race.id]]
+            if race.settings.public:
+                commands.append(["ZADD", keys.listed, repr(race.created_at), race.id])
+            commands += [["SADD", keys.player_races(player), race.id] for player in players]
+            commands += [["SREM", keys.player_races(player), race.id] for player in gone]
+            return commands
+        commands = [["SREM", keys.active, race.id], ["ZREM", keys.listed, race.id], ["DEL", keys.code(race.code)]]
+        if present:
+            commands.append(["ZADD", keys.finished_races, repr(race.ended_at or time.time()), race.id])
+        commands += [["SREM", keys.player_races(player), race.id] for player in (*players, *gone)]
+        return commands
 
     def append(
         self, race_id: str, seat: int, expected: int, entry: list[Any], finished_at: float | None = None
@@ -472,48 +489,54 @@ class Store:
         ]
         if finished_at is not None:
             write += [keys.finished(race_id), seat, repr(finished_at)]
+        return self._queue(race_id, write)
+
+    def _queue(self, race_id: str, write: list[Any]) -> asyncio.Future[Any]:
+        """Queue one write of the race for the next batch; the future holds its result."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[Appended] = loop.create_future()
-        self._pending.append((write, future))
+        future: asyncio.Future[Any] = loop.create_future()
+        self._pending.append((race_id, write, future))
         if self._flusher is None:
             self._flusher = loop.create_task(self._flush_all())
         return future
 
     async def _flush_all(self) -> None:
-        """Send batches one at a time while appends wait: those that come in while one batch
+        """Send batches one at a time while writes wait: those that come in while one batch
         is in Redis make up the next, so batches grow with the load."""
         try:
             while self._pending:
                 batch, self._pending = self._pending, []
                 if self.cluster:  # one script call per race: each runs on the race's shard
-                    by_race: dict[str, list[tuple[list[Any], asyncio.Future[Appended]]]] = defaultdict(list)
-                    for write, future in batch:
-                        by_race[write[2]].append((write, future))  # the log key names the race's slot
+                    by_race: dict[str, list[tuple[str, list[Any], asyncio.Future[Any]]]] = defaultdict(list)
+                    for pending in batch:
+                        by_race[pending[0]].append(pending)
                     await asyncio.gather(*(self._flush(part) for part in by_race.values()))
                 else:
                     await self._flush(batch)
         finally:
             self._flusher = None
 
-    async def _flush(self, batch: list[tuple[list[Any], asyncio.Future[Appended]]]) -> None:
+    async def _flush(self, batch: list[tuple[str, list[Any], asyncio.Future[Any]]]) -> None:
         # Lua's cmsgpack reads the old raw type, not bin: bytes go in as (binary-safe) raw strings.
-        blob = msgpack.packb([write for write, _ in batch], use_bin_type=False)
-        # The log key of the first write names the slot (all share it on a Cluster).
-        keys = [batch[0][0][2]] if self.cluster else []
+        blob = msgpack.packb([write for _, write, _ in batch], use_bin_type=False)
+        # On a Cluster the batch is one race's: its record key names the slot.
+        keys = [self.keys.race(batch[0][0])] if self.cluster else []
         try:
             try:
-                results = await self.redis.evalsha(_APPEND_SHA, len(keys), *keys, blob)  # type: ignore[misc]
+                results = await self.redis.evalsha(_BATCH_SHA, len(keys), *keys, blob)  # type: ignore[misc]
             except NoScriptError:  # a fresh or restarted Redis (or shard): this loads the script
-                results = await self.redis.eval(_APPEND, len(keys), *keys, blob)  # type: ignore[misc]
+                results = await self.redis.eval(_BATCH, len(keys), *keys, blob)  # type: ignore[misc]
         except Exception as error:  # the batch failed: every caller learns why
-            for _, future in batch:
+            for _, _, future in batch:
                 if not future.done():
                     future.set_exception(error)
             return
-        for (_, future), (result, published) in zip(batch, results, strict=True):
+        for (_, write, future), (result, published) in zip(batch, results, strict=True):
             if future.done():
                 continue
-            if result < 0:  # an append to a log of another length
+            if write[0] != "a":  # its caller reads the result
+                future.set_result(result)
+            elif result < 0:  # an append to a log of another length
                 future.set_exception(LogConflict(-1 - int(result)))
             elif result == 0:  # an append to a closed race
                 future.set_exception(RaceClosed())
@@ -526,8 +549,8 @@ class Store:
         From then on every append to the race raises :class:`RaceClosed`, so the stored logs
         are final. A race closed before keeps its first end time, which is returned.
         """
-        keys = [self.keys.closed(race_id), *(self.keys.log(race_id, seat) for seat in range(seats))]
-        stored, *lengths = await self._close(keys=keys, args=[repr(ended_at)])
+        logs = [self.keys.log(race_id, seat) for seat in range(seats)]
+        stored, *lengths = await self._queue(race_id, ["c", self.keys.closed(race_id), repr(ended_at), *logs])
         return float(stored), [int(length) for length in lengths]
 
     async def load_log(self, race_id: str, seat: int) -> list[list[Any]]:
@@ -597,6 +620,11 @@ class Store:
             await self.redis.srem(self.keys.player_races(player), *stale)  # type: ignore[misc]
         return [i for i in ids if i not in stale]
 
+    async def count_races(self, player: str) -> int:
+        """How many unfinished races ``player`` has a seat in (stale entries count until
+        :meth:`unfinished_races` drops them)."""
+        return int(await self.redis.scard(self.keys.player_races(player)))  # type: ignore[misc]
+
     async def listed(self, before: tuple[float, str] | None, count: int) -> list[tuple[float, str]]:
         """Up to ``count`` public unfinished races as (created_at, id), newest first (ties: the
         greatest id first), from just after ``before`` in that order."""
@@ -617,10 +645,10 @@ class Store:
 
     async def watch_race(self, race_id: str) -> None:
         """Note that this node holds the race in memory: its events come here from now on."""
-        await self.redis.sadd(self.keys.nodes(race_id), self.node)  # type: ignore[misc]
+        await self._queue(race_id, ["x", [["SADD", self.keys.nodes(race_id), self.node]]])
 
     async def unwatch_race(self, race_id: str) -> None:
-        await self.redis.srem(self.keys.nodes(race_id), self.node)  # type: ignore[misc]
+        await self._queue(race_id, ["x", [["SREM", self.keys.nodes(race_id), self.node]]])
 
     async def save_replay(self, race_id: str, replay: dict[str, Any]) -> None:
         """Keep the built replay of a finished race (it never changes)."""
