@@ -33,9 +33,9 @@ unfinished races), ``P:online:<id>`` (hash node -> the player's connections ther
 ``P:{leases}`` (race -> when its lease runs out), ``P:{leases}:holders`` (race -> node) and
 ``P:{leases}:nodes`` (node -> its last heartbeat), written once a second by each node.
 
-Entry appends are batched (group commit): one batch at a time is in Redis, and every
-append made meanwhile waits to go in the next one. On one Redis a batch is a single
-script call; on a Cluster it is one call per race, sent together.
+Writes to races (entry appends, record saves, closes) are batched (group commit): one batch at
+a time is in Redis, and every write made meanwhile waits to go in the next one. On one Redis a
+batch is a single script call; on a Cluster it is one call per race, sent together.
 """
 
 from __future__ import annotations
