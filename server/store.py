@@ -73,9 +73,10 @@ UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
 #   ["c", closed key, end time, every seat's log key]: close the race (see close_race), keeping
 #       the time of an earlier close. result: {the end time, the length of every log}.
 #   ["s", record key, version key, expected version, record ("" deletes the race), channel,
-#    event, commands]: save a race record over the version it was read at, publish it, then run
-#       the commands (the indexes, on one Redis). result: the new version, or -1 - the stored
-#       version if it was not the expected one (nothing is written then).
+#    event, commands, nodes key]: save a race record over the version it was read at, publish it
+#       if another node holds the race, then run the commands (the indexes, on one Redis).
+#       result: the new version, or -1 - the stored version if it was not the expected one
+#       (nothing is written then).
 _BATCH = """
 local results = {}
 for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
@@ -103,7 +104,10 @@ for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
         redis.call('SET', w[2], w[5])
       end
       redis.call('SET', w[3], stored + 1)
-      redis.call('SPUBLISH', w[6], w[7])
+      if redis.call('SCARD', w[9]) > 1 then
+        redis.call('SPUBLISH', w[6], w[7])
+        published = 1
+      end
       for _, command in ipairs(w[8]) do
         redis.call(unpack(command))
       end
@@ -400,7 +404,7 @@ class Store:
         """Write the race record over ``race.version`` (the version it was read at); return the new version.
 
         Raises :class:`VersionConflict` if another save came first (nothing is written).
-        The saved record is published to the nodes holding the race, and the indexes (the
+        The saved record is published to the other nodes holding the race, and the indexes (the
         lobby, the player's races, the join code) are brought up to date with it, unless
         ``reindex`` is false (a change that leaves them as they are: a ready, a start). ``gone``:
         players the change unseated.
@@ -431,6 +435,7 @@ class Store:
             keys.channel(race.id),
             event,
             inside,
+            keys.nodes(race.id),
         ]
         result = int(await self._queue(race.id, write))
         if result < 0:
