@@ -183,7 +183,6 @@ class Server:
             self.metrics.leases_taken += 1
             log.info("lease taken over from node %s", before, extra=Ids(race=race_id))
         self._plan(race)
-        self._spawn(self._check_presence(race), ("presence", race_id))
 
     async def shutdown(self) -> None:
         """Hand this node's races to the other nodes, tell every client the server is going
@@ -738,7 +737,10 @@ class Server:
         self.metrics.events_received += 1
         if race_id in self.loading:
             self.early.setdefault(race_id, []).append(event)
-            return
+        else:
+            self._apply_event(race_id, event)
+
+    def _apply_event(self, race_id: str, event: list[Any]) -> None:
         race = self.races.get(race_id)
         if race is None:
             return
@@ -872,11 +874,12 @@ class Server:
     # --- the clock: on the node that holds the race's lease ---------------------------
 
     def _plan(self, race: Race) -> None:
-        """Set the race's timers as its status asks (this node holds its lease)."""
+        """Set the race's timers as its status asks (this node holds its lease), the grace
+        periods and the expiry of its absent players' races included."""
+        self._spawn(self._check_presence(race), ("presence", race.id))
         if race.status is Status.OPEN:
             self._cancel(("start", race.id))
             self._schedule_open_expiry(race)
-            self._spawn(self._check_presence(race), ("presence", race.id))
         elif race.status is Status.COUNTDOWN:
             self._schedule(("start", race.id), race.starts_at or time.time(), self._start, race)
         elif race.status is Status.RUNNING:
@@ -1233,7 +1236,7 @@ class Server:
             self._schedule(("evict", race.id), when, self._evict, race)
         self.loading.pop(race_id, None)
         for event in self.early.pop(race_id, []):
-            self._on_event(race_id, event)
+            self._apply_event(race_id, event)
         return race
 
     async def _watch_race(self, race_id: str) -> None:

@@ -173,6 +173,24 @@ async def test_a_racer_away_past_the_grace_period_concedes(server_factory: Any) 
     assert progress.seat == 0 and progress.ended == "conceded"
 
 
+async def test_a_racer_without_a_connection_at_the_start_gets_a_grace_period_from_the_start(
+    server_factory: Any,
+) -> None:
+    server = server_factory("--grace", "1", "--countdown", "1")
+    server.start()
+    ann = await Client.connect(server.url, "ann", reconnect=False)
+    bob = await Client.connect(server.url, "bob")
+    race = (await ann.create("golf", seats=2)).race["id"]
+    await bob.join(race)
+    await bob.ready(race)
+    await ann.ready(race)
+    await ann.close()  # during the countdown: the race starts without her
+    await bob.next_event(Start, race, timeout=10)
+    progress = await bob.next_event(Progress, race, timeout=10)
+    assert progress.seat == 0 and progress.ended == "conceded"
+    await bob.close()
+
+
 async def test_the_time_limit_ends_the_race(server: ServerProcess) -> None:
     ann, bob, race, start_a, _ = await race_of_two(server.url, time_limit=10)
     await ann.move(race, 0, start_a.view["moves"][0])
