@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import hashlib
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -255,6 +256,17 @@ class Game(ABC, Generic[S]):
             raise ValueError(f"viewer is 'player' or 'public', not {viewer!r}")
         return out
 
+    def draw(self, view: Mapping[str, Any], rng: random.Random) -> S:
+        """A full state consistent with a player's ``view`` (what :meth:`view` returned for "player").
+
+        Every card the view does not show is placed uniformly at random among the places the view
+        hides (face-down cards, the order of a face-down stock); anything else the view hides (the
+        seed behind a later redeal) is drawn too. ``self.view(drawn, "player") == view`` always
+        holds. This is how bots reason about what they cannot see: they search drawn states, and
+        never receive a real one. Raises :class:`BadLayout` if ``view`` is not a view of this game.
+        """
+        return self._draw(view, rng)
+
     def state_hash(self, state: S) -> str:
         """A stable hex SHA-256 of the state: equal states hash equal in any process."""
         options = ",".join(f"{k}={_value_text(v)}" for k, v in sorted(state.options.items()))
@@ -284,6 +296,10 @@ class Game(ABC, Generic[S]):
     @abstractmethod
     def _view(self, state: S) -> dict[str, Any]:
         """The board as plain data with hidden cards as counts (same for every viewer)."""
+
+    def _draw(self, view: Mapping[str, Any], rng: random.Random) -> S:
+        """A state consistent with ``view``, hidden cards drawn with ``rng``; see :meth:`draw`."""
+        raise NotImplementedError(f"{self.name} cannot draw states from a view yet")
 
     @abstractmethod
     def render(self, view: Mapping[str, Any]) -> str:
