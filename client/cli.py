@@ -8,7 +8,9 @@ parlour race create GAME | join CODE | resume [RACE]   race on a server from thi
 parlour watch RACE                          print a race's boards as they change
 parlour races / leave RACE / replay RACE    your races and the lobby; give up a seat; save a replay
 parlour verify REPLAY                       check a saved replay
-parlour serve                               run the race server
+parlour bots                                list the installed bots
+parlour bot run NAME                        connect a bot to a server; it takes invitations to races
+parlour serve [--house-bots a,b]            run the race server (and bots beside it)
 
 The client commands take --server URL (default $PARLOUR_SERVER, else ws://127.0.0.1:8765),
 --password (default $PARLOUR_PASSWORD), --profile NAME, --identity FILE and --name NAME,
@@ -47,6 +49,21 @@ def parse_seed(text: str) -> int:
         return check_seed(seed)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def bounded(low: int, high: int) -> Any:
+    """An argparse type: a whole number from ``low`` to ``high``."""
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}, not {value}")
+        return value
+
+    return read
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:
@@ -271,9 +288,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return run_client(who.server, save_replay(who, args.race, args.output or replay_file(args.race)))
 
 
-def client_options(parser: argparse.ArgumentParser, suppress: bool = False) -> None:
+def client_options(parser: argparse.ArgumentParser, suppress: bool = False, bot: bool = False) -> None:
     """The options every client command takes. ``suppress``: for an action's parser, so that the
-    option may follow the action too without the action's default hiding one given before it."""
+    option may follow the action too without the action's default hiding one given before it.
+    ``bot``: for ``parlour bot run``, whose profile and name default to the bot's."""
 
     def default(value: Any) -> Any:
         return argparse.SUPPRESS if suppress else value
@@ -292,15 +310,18 @@ def client_options(parser: argparse.ArgumentParser, suppress: bool = False) -> N
     )
     parser.add_argument(
         "--profile",
-        default=default("default"),
+        default=default(None if bot else "default"),
         metavar="NAME",
-        help="which of your identities to be: each profile is another player (default: default)",
+        help="which of your identities to be: each profile is another player "
+        + ("(default: bot-NAME, the bot's own)" if bot else "(default: default)"),
     )
     parser.add_argument("--identity", default=default(None), metavar="FILE", help="keep the identities in FILE instead")
     parser.add_argument(
         "--name",
         default=default(None),
-        help="your display name; it stays for the profile's next runs (default: the last one, else your login)",
+        help="the bot's display name, which people invite it by (default: the bot's NAME)"
+        if bot
+        else "your display name; it stays for the profile's next runs (default: the last one, else your login)",
     )
 
 
@@ -358,6 +379,74 @@ def trusted_networks(text: str) -> tuple[Any, ...]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def cmd_bots(args: argparse.Namespace) -> int:
+    from parlour.bots import installed_bots
+
+    for entry in installed_bots():
+        if entry.bot is None:
+            print(f"{entry.name:<18} BROKEN: {entry.error}")
+            print(f"{'':<18} package {entry.package} ({entry.source})")
+            continue
+        games = "every game" if entry.bot.games is None else ", ".join(sorted(entry.bot.games))
+        print(f"{entry.name:<18} {entry.bot.summary}")
+        print(f"{'':<18} plays {games}; package {entry.package}")
+    return 0
+
+
+def cmd_bot_run(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+
+    from parlour.bots import BotNotFound, load_bot
+    from parlour.bots.runner import MAX_GAMES, Settings, check_games, run_bot
+    from parlour.client.identity import Identity
+
+    try:
+        bot = load_bot(args.bot)
+    except BotNotFound as error:
+        raise CommandError(str(error)) from None
+    try:
+        games = check_games(bot, args.games.split(",")) if args.games else ()
+    except ValueError as error:
+        raise CommandError(str(error)) from None
+    if not games and not any(bot.plays(game) for game in game_names()):
+        raise CommandError(f"{bot.name} plays none of the games here")
+    if len(games) > MAX_GAMES:
+        raise CommandError(f"a bot offers at most {MAX_GAMES} games at once")
+    name = args.name or bot.name
+    profile = args.profile or f"bot-{bot.name}"
+    identity = Identity(args.server, profile, Path(args.identity) if args.identity else None)
+    logging.basicConfig(level=logging.INFO, format=f"parlour bot {name}: %(message)s", stream=sys.stderr)
+    settings = Settings(
+        server=args.server,
+        name=name,
+        games=games,
+        max_races=args.max_races,
+        races=args.races,
+        password=args.password,
+        identity=identity,
+        parent=args.parent,
+        stop_grace=args.stop_grace,
+    )
+    try:
+        return asyncio.run(run_bot(bot, settings))
+    except KeyboardInterrupt:  # a second Ctrl-C while stopping
+        return 130
+
+
+def house_bots(text: str) -> tuple[str, ...]:
+    """``--house-bots``: installed bots' names, comma-separated."""
+    from parlour.bots import BotNotFound, load_bot
+
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    for name in names:
+        try:
+            load_bot(name)
+        except BotNotFound as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return names
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from parlour.server.config import Config
     from parlour.server.embedded_redis import EmbeddedRedisError
@@ -390,8 +479,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
         log_format=args.log_format,
         trusted_proxies=args.trusted_proxy,
     )
+    beside = None
+    if args.house_bots:
+        from parlour.bots.house import bot_url, keep_house_bots
+
+        names, password = args.house_bots, config.password
+
+        def beside(host: str, port: int) -> Coroutine[None, None, None]:
+            return keep_house_bots(names, bot_url(host, port), password)
+
     try:
-        return run(config)
+        return run(config, beside)
     except EmbeddedRedisError as error:
         raise CommandError(str(error)) from None
 
@@ -498,6 +596,40 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("replay", nargs="+", metavar="REPLAY", help="replay files (JSON) saved from a race")
     verify.set_defaults(run=cmd_verify)
 
+    bots = commands.add_parser("bots", help="list the installed bots: the games each plays, its package")
+    bots.set_defaults(run=cmd_bots)
+
+    bot = commands.add_parser("bot", help="run a bot on a server")
+    bot_actions = bot.add_subparsers(dest="action", required=True, metavar="ACTION")
+    bot_run = bot_actions.add_parser(
+        "run",
+        help="connect a bot to a server and play the races it is invited to, until SIGTERM or Ctrl-C",
+        description="Connect a bot to a server as a long-lived client: it announces the games it plays, "
+        "accepts invitations (people invite it by its name: parlour race create GAME --bot NAME), plays "
+        "each race within its time limit, reconnects and resumes its races when the connection or the "
+        "server goes down, and stops cleanly on SIGTERM or Ctrl-C (races not started are left; running "
+        "ones get --stop-grace seconds to finish, then are conceded). Its identity is kept like a "
+        "person's (--identity), under the profile bot-NAME, so a restarted bot takes its seats back.",
+    )
+    bot_run.add_argument("bot", metavar="NAME", help="an installed bot (see 'parlour bots')")
+    client_options(bot_run, bot=True)
+    bot_run.add_argument("--games", metavar="G1,G2", help="offer only these games (default: every game the bot plays)")
+    bot_run.add_argument(
+        "--max-races", type=bounded(1, 64), default=1, metavar="N", help="races played at once, 1 to 64 (default 1)"
+    )
+    bot_run.add_argument(
+        "--races", type=bounded(1, 10**9), metavar="N", help="stop once N races were taken and are over"
+    )
+    bot_run.add_argument(
+        "--stop-grace",
+        type=float,
+        default=5.0,
+        metavar="SECONDS",
+        help="after SIGTERM, how long running races may go on before they are conceded (default 5)",
+    )
+    bot_run.add_argument("--parent", type=int, metavar="PID", help="stop, as on SIGTERM, once process PID is gone")
+    bot_run.set_defaults(run=cmd_bot_run)
+
     server = commands.add_parser(
         "serve", help="run the race server (with an embedded Redis by default)", formatter_class=DefaultsShown
     )
@@ -578,6 +710,16 @@ def build_parser() -> argparse.ArgumentParser:
         choices=LOG_FORMATS,
         default="text",
         help="text: one 'parlour: LEVEL ...' line per event; json: one JSON object per line",
+    )
+    server.add_argument(
+        "--house-bots",
+        type=house_bots,
+        default=(),
+        metavar="NAMES",
+        help="comma-separated installed bots (e.g. random,greedy,search) to run beside the server once it "
+        "listens, one 'parlour bot run NAME' process each, taking up to 8 races at once; invite one with "
+        "'parlour race create GAME --bot NAME'. They stop when the server stops; one that dies is started "
+        "again (default: none)",
     )
     take_defaults_from_environment(server)
     server.set_defaults(run=cmd_serve)

@@ -19,6 +19,7 @@ import secrets
 import signal
 import time
 from collections import deque
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -68,8 +69,16 @@ async def supervise(embedded: EmbeddedRedis) -> None:
         log.warning("the embedded Redis runs again (pid %s), on the same data", embedded.pid)
 
 
-async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis | None = None) -> None:
-    """Serve until SIGTERM or SIGINT; raise `RedisLost` if ``embedded`` (supervised) cannot be kept running."""
+Beside = Callable[[str, int], Coroutine[None, None, None]]
+
+
+async def serve_forever(
+    config: Config, redis_url: str, embedded: EmbeddedRedis | None = None, beside: Beside | None = None
+) -> None:
+    """Serve until SIGTERM or SIGINT; raise `RedisLost` if ``embedded`` (supervised) cannot be kept running.
+
+    ``beside(host, port)`` is started once the server listens and cancelled once it has shut down
+    (``parlour serve --house-bots`` runs its bots so)."""
     client: aioredis.Redis | RedisCluster
     if config.redis_cluster:
         client = RedisCluster.from_url(redis_url, max_connections=64)
@@ -88,6 +97,7 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
     if running.done():
         running.result()  # raises why it stopped
     stop = asyncio.Event()
+    companion: asyncio.Task[None] | None = None
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
@@ -109,6 +119,8 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
         # out of the collector's full passes, which otherwise stall every connection.
         gc.freeze()
         announce(f"listening on ws://{host}:{port}")
+        if beside is not None:
+            companion = asyncio.create_task(beside(host, port))
         reaper = asyncio.create_task(server.reap_idle())
         stopping = asyncio.create_task(stop.wait())
         watched = {stopping}
@@ -120,6 +132,14 @@ async def serve_forever(config: Config, redis_url: str, embedded: EmbeddedRedis 
             task.cancel()
         await server.shutdown()
         running.cancel()
+    if companion is not None:
+        companion.cancel()
+        try:
+            await companion
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("what ran beside the server failed")
     await store.close()
     for task in done:
         task.result()  # raises RedisLost if the supervisor gave up
@@ -135,8 +155,8 @@ def shown_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
 
 
-def run(config: Config) -> int:
-    """Run the server with ``config``; return the process exit status."""
+def run(config: Config, beside: Beside | None = None) -> int:
+    """Run the server with ``config`` (and ``beside``, see :func:`serve_forever`); return the exit status."""
     # The node's id: its name and a suffix, unique even if several nodes are given one name.
     config = replace(config, node=f"{config.node}-{secrets.token_hex(3)}")
     configure(config.log_format, config.node)
@@ -149,7 +169,7 @@ def run(config: Config) -> int:
         redis_url = embedded.url
         announce(f"data in {data_dir} (embedded Redis)")
     try:
-        asyncio.run(serve_forever(config, redis_url, embedded))
+        asyncio.run(serve_forever(config, redis_url, embedded, beside))
     except OSError as error:
         announce_error(f"cannot serve on {config.host}:{config.port}: {error.strerror}")
         return 1
