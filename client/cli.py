@@ -475,6 +475,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         identity_burst=args.identity_burst,
         race_rate=args.race_rate,
         race_burst=args.race_burst,
+        invite_timeout=args.invite_timeout,
         node=args.node,
         log_format=args.log_format,
         trusted_proxies=args.trusted_proxy,
@@ -689,6 +690,12 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--identity-burst", type=int, default=60, help="new identities one address may make at once")
     server.add_argument("--race-rate", type=float, default=0.5, help="races per second one player may average")
     server.add_argument("--race-burst", type=int, default=30, help="races one player may create at once")
+    server.add_argument(
+        "--invite-timeout",
+        type=float,
+        default=30.0,
+        help="seconds an invited bot has to take its seat before the invitation lapses (default 30)",
+    )
     server.add_argument(
         "--trusted-proxy",
         type=trusted_networks,
