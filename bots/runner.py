@@ -33,7 +33,7 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +65,7 @@ MAX_BUDGET = 1.0  # the most seconds a move's budget is ever given
 MOVES_AHEAD = 40  # a move's budget is the time left shared among this many moves (capped at MAX_BUDGET)
 FIRST_RETRY = 0.5  # seconds before connecting again after a failure; doubled up to MAX_RETRY
 MAX_RETRY = 10.0
+PAST_DEADLINE = 5.0  # seconds a bot may think past the race's deadline before its process is ended
 REQUEST_TIMEOUT = 5.0  # seconds for a leave or concede while stopping
 PARENT_CHECK = 0.5  # seconds between two checks that the parent process (--parent) still lives
 WAITING = ("open", "countdown")
@@ -117,6 +118,7 @@ class _Race:
     seq: int = 0
     view: dict[str, Any] | None = None
     results: list[dict[str, Any]] | None = None
+    players: list[str] = field(default_factory=list)  # the seated players' ids
     stale: bool = False  # reconnected since the last snapshot: ask where the race stands
     task: asyncio.Task[None] | None = None
 
@@ -134,6 +136,8 @@ class _Race:
         self.status = "gone" if status == "expired" else status
         if summary.get("results") is not None:
             self.results = list(summary["results"])
+        if summary.get("players") is not None:
+            self.players = [str(seat["player"]) for seat in summary["players"]]
 
 
 class Runner:
@@ -149,6 +153,7 @@ class Runner:
         self._ctx = context(bot_class)
         self._stopping: asyncio.Event | None = None
         self._idle: asyncio.Event | None = None  # set when races were taken and no race is left
+        self._background: set[asyncio.Task[None]] = set()
 
     def stop(self) -> None:
         """Stop taking invitations and wind down (what SIGTERM does)."""
@@ -292,12 +297,25 @@ class Runner:
         elif game not in self.games:
             why_not = f"it does not play {game}"
         if why_not is not None:
-            log.info("invited by %s to race %s (%s): not taken, %s", invitation.by, race_id, game, why_not)
+            log.info("invited by %s to race %s (%s): declined, %s", invitation.by, race_id, game, why_not)
+            self._later(self._decline(client, race_id))
             return
         log.info("invited by %s to race %s (%s): joining", invitation.by, race_id, game)
         race = _Race(race_id, game=game)
         race.summary(summary)
         self._start(client, race, join=True)
+
+    async def _decline(self, client: Client, race: str) -> None:
+        """Say no at once (the inviter need not wait for the invitation to lapse)."""
+        with contextlib.suppress(ClientError, Disconnected, TimeoutError):
+            async with asyncio.timeout(REQUEST_TIMEOUT):
+                await client.leave(race)
+
+    def _later(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run ``work`` in the background (a reference is kept until it is done)."""
+        task = asyncio.create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _resume(self, client: Client, race_id: str) -> None:
         if race_id not in self.races:
@@ -382,14 +400,18 @@ class Runner:
                     await self._sync(client, race)
                 elif race.status in WAITING or race.view is None:
                     await self._next_event(race)
+                    if race.status in WAITING and race.players == [client.player]:
+                        log.info("race %s: everyone else left before the start", race.id)
+                        await self._give_up(client, race, leave=True)
+                        race.status = "gone"
                 else:
                     if bot is None:  # started in a thread: the first one waits for the fork server
                         bot = await asyncio.to_thread(BotProcess, self._ctx, self.bot_class, seed_for(race.id))
                     await self._play(client, race, bot)
             if race.status != "gone":
                 await self._await_end(client, race)
+                self._report(client, race)
             ended = True
-            self._report(client, race)
         except BotFailed as error:
             log.error("race %s: the bot failed; conceding.\n%s", race.id, error)
             with contextlib.suppress(ClientError, Disconnected):
@@ -418,7 +440,11 @@ class Runner:
         assert race.view is not None
         seq = race.seq
         time_left = None if race.deadline is None else max(0.0, race.deadline - (time.time() + self.offset))
-        move = await bot.choose(race.view, seq, time_left, budget_for(time_left))
+        try:
+            async with asyncio.timeout(None if time_left is None else time_left + PAST_DEADLINE):
+                move = await bot.choose(race.view, seq, time_left, budget_for(time_left))
+        except TimeoutError:
+            raise BotFailed(f"the bot was still thinking {PAST_DEADLINE:.0f} s after the race's deadline") from None
         self._take_events(race)  # what happened while the bot thought
         if race.stale:
             await self._sync(client, race)

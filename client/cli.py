@@ -628,7 +628,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="after SIGTERM, how long running races may go on before they are conceded (default 5)",
     )
-    bot_run.add_argument("--parent", type=int, metavar="PID", help="stop, as on SIGTERM, once process PID is gone")
+    bot_run.add_argument(
+        "--parent",
+        type=int,
+        metavar="PID",
+        help="stop, as on SIGTERM, once its parent process PID is gone ('parlour serve --house-bots' gives its own)",
+    )
     bot_run.set_defaults(run=cmd_bot_run)
 
     server = commands.add_parser(
