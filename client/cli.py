@@ -4,9 +4,9 @@ parlour games                               list the games and their options
 parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
 parlour play-local GAME [--seed N]          play a game in this terminal
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
-parlour race create GAME | join CODE | resume [RACE]   race on a server from this terminal
+parlour race create GAME [--bot NAME] | join CODE | resume [RACE]   race on a server (or a bot) here
 parlour watch RACE                          print a race's boards as they change
-parlour races / leave RACE / replay RACE    your races and the lobby; give up a seat; save a replay
+parlour races / leave RACE / replay RACE    your races, the lobby, the bots; give up a seat; save a replay
 parlour verify REPLAY                       check a saved replay
 parlour bots                                list the installed bots
 parlour bot run NAME                        connect a bot to a server; it takes invitations to races
@@ -236,10 +236,12 @@ def cmd_race(args: argparse.Namespace) -> int:
     from parlour.client.line_race import race
 
     settings: dict[str, Any] = {}
+    bots: list[str] = []
     if args.action == "create":
+        bots = args.bot
         settings = {
             "options": parse_options(args.option),
-            "seats": args.seats,
+            "seats": args.seats if args.seats is not None else 1 + len(bots) if bots else 2,
             "time_limit": args.time_limit,
             "public": not args.private,
             "undo": args.undo,
@@ -256,6 +258,7 @@ def cmd_race(args: argparse.Namespace) -> int:
         sys.stdout,
         new=getattr(args, "new", False),
         save_replay=args.save_replay,
+        bots=bots,
     )
     return run_client(who.server, session)
 
@@ -552,7 +555,17 @@ def build_parser() -> argparse.ArgumentParser:
     create = action("create", "create a race and wait for the others (resumes yours of that game, if any)")
     create.add_argument("target", metavar="GAME", help="a game name (see 'parlour games')")
     create.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
-    create.add_argument("--seats", type=int, default=2, help="racers, you included (default 2)")
+    create.add_argument(
+        "--seats", type=int, default=None, help="racers, you included (default 2; with --bot, you and the bots)"
+    )
+    create.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="invite this bot to race you: a name 'parlour races' lists, or '*' for any bot that plays GAME "
+        "(repeatable)",
+    )
     create.add_argument("--time-limit", type=int, default=600, help="seconds (default 600)")
     create.add_argument("--private", action="store_true", help="not listed: others join with the code")
     create.add_argument("--undo", action="store_true", help="allow undo")
@@ -576,7 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     watching.add_argument("race", metavar="RACE", help="the race id")
     watching.set_defaults(run=cmd_watch)
 
-    races = commands.add_parser("races", help="list your unfinished races and the lobby")
+    races = commands.add_parser("races", help="list your unfinished races, the lobby and the bots online")
     client_options(races)
     races.set_defaults(run=cmd_races)
 
