@@ -3,7 +3,8 @@
 
 ``slow`` sleeps ``$PARLOUR_TEST_THINK`` seconds (default 0.1) before each random move, and appends each
 move it chooses to the file ``$PARLOUR_TEST_RECORD`` if set (a JSON line ``[seq, move]``). ``busy`` keeps
-a core busy for ``$PARLOUR_TEST_THINK`` seconds before each move and concedes at its third.
+a core busy for ``$PARLOUR_TEST_THINK`` seconds before each move and concedes at its second. ``faulty``
+raises at its second move in Golf (and plays random moves in the other games).
 """
 
 from __future__ import annotations
@@ -38,20 +39,30 @@ class SlowBot(Bot):
 
 class BusyBot(Bot):
     name = "busy"
-    summary = "Keeps a core busy before each move, and concedes at its third (for tests)."
+    summary = "Keeps a core busy before each move, and concedes at its second (for tests)."
     games = frozenset({"golf"})
 
     def choose(self, turn: Turn) -> Move:
         until = time.perf_counter() + think()
         while time.perf_counter() < until:
             pass
-        return CONCEDE if turn.seq >= 2 else turn.moves[0]
+        return CONCEDE if turn.seq >= 1 else turn.moves[0]
+
+
+class FaultyBot(Bot):
+    name = "faulty"
+    summary = "Fails at its second move in Golf (for tests)."
+
+    def choose(self, turn: Turn) -> Move:
+        if turn.game.name == "golf" and turn.seq == 1:
+            raise ZeroDivisionError("a bug in the bot")
+        return self.rng.choice(turn.moves)
 
 
 def install(target: Path, entry_points: dict[str, str] | None = None) -> dict[str, str]:
-    """Install ``slow`` and ``busy`` (and ``entry_points``, name to ``module:Class``) as the package
+    """Install the bots above (and ``entry_points``, name to ``module:Class``) as the package
     ``parlour-sample-bots`` in ``target``; return the environment variables that put it on the path."""
-    points = {"slow": f"{__name__}:SlowBot", "busy": f"{__name__}:BusyBot", **(entry_points or {})}
+    points = {name: f"{__name__}:{cls.__name__}" for name, cls in BOTS.items()} | (entry_points or {})
     info = target / "parlour_sample_bots-0.1.dist-info"
     info.mkdir(parents=True, exist_ok=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: parlour-sample-bots\nVersion: 0.1\n")
@@ -59,3 +70,6 @@ def install(target: Path, entry_points: dict[str, str] | None = None) -> dict[st
         "[parlour.bots]\n" + "".join(f"{name} = {value}\n" for name, value in points.items())
     )
     return {"PYTHONPATH": os.pathsep.join([str(target), str(REPOSITORY)])}
+
+
+BOTS: dict[str, type[Bot]] = {"slow": SlowBot, "busy": BusyBot, "faulty": FaultyBot}

@@ -24,6 +24,9 @@ from tests.server.multinode import start_nodes
 pytestmark = pytest.mark.asyncio
 
 PLAYED_OUT = ("won", "stuck", "lost", "out_of_time")  # anything but conceded
+# The built-in bot raced in every game and from the command line: greedy once bots/builtin has each
+# game's Greedy (random meanwhile: it needs nothing but the rules).
+QUICK_BOT = "random"
 
 
 @pytest_asyncio.fixture(autouse=True)
@@ -45,11 +48,11 @@ async def test_a_person_invites_a_bot_by_name_and_every_game_ends_with_both_resu
 ) -> None:
     server = server_factory("--max-races", "16")
     server.start()
-    await BotRun.start(server.url, "random", "--max-races", "8", home=tmp_path)
+    await BotRun.start(server.url, QUICK_BOT, "--max-races", "8", home=tmp_path)
     ann = await person(server.url)
-    bot = await bot_online(ann, "random")
+    bot = await bot_online(ann, QUICK_BOT)
     assert sorted(bot["games"]) == sorted(game_names())
-    races = {game: await race_bot(ann, game, "random", time_limit=10) for game in game_names()}
+    races = {game: await race_bot(ann, game, QUICK_BOT, time_limit=10) for game in game_names()}
     for race in races.values():
         await concede_at_start(ann, race)
     for game, race in races.items():
@@ -65,7 +68,7 @@ async def test_a_bot_thinking_longer_than_the_idle_timeout_keeps_its_connection(
 ) -> None:
     server = server_factory("--idle-timeout", "1")
     server.start()
-    env = sample_bots.install(tmp_path / "site") | {"PARLOUR_TEST_THINK": "2.5"}
+    env = sample_bots.install(tmp_path / "site") | {"PARLOUR_TEST_THINK": "1.5"}
     run = await BotRun.start(server.url, "busy", home=tmp_path, env=env)
     ann = await person(server.url)
     bot = await bot_online(ann, "busy")
@@ -73,9 +76,9 @@ async def test_a_bot_thinking_longer_than_the_idle_timeout_keeps_its_connection(
     race = await race_bot(ann, "golf", "busy")
     await concede_at_start(ann, race)
     mine = result_of(await results(ann, race), bot["player"])
-    # Three moves of 2.5 s each (the third a concession), on the connection it had: a bot thinking on
+    # Two moves of 1.5 s each (the second a concession), on the connection it had: a bot thinking on
     # the runner's event loop would have sent nothing for longer than the idle timeout, and been closed.
-    assert (mine["ended"], mine["moves"]) == ("conceded", 2)
+    assert (mine["ended"], mine["moves"]) == ("conceded", 1)
     assert server.metrics()["parlour_connections_total"] == connections
     assert "reconnected" not in run.text
     await ann.close()
@@ -114,7 +117,7 @@ async def test_a_runner_killed_and_started_again_is_the_same_player_and_finishes
 ) -> None:
     server = server_factory()
     server.start()
-    env = sample_bots.install(tmp_path / "site") | {"PARLOUR_TEST_THINK": "0.2"}
+    env = sample_bots.install(tmp_path / "site") | {"PARLOUR_TEST_THINK": "0.1"}
     run = await BotRun.start(server.url, "slow", home=tmp_path, env=env)
     ann = await person(server.url)
     bot = await bot_online(ann, "slow")
@@ -154,6 +157,24 @@ async def test_sigterm_leaves_the_races_not_started_concedes_the_running_ones_an
     await ann.close()
 
 
+async def test_a_bot_that_fails_concedes_that_race_and_the_runner_plays_the_next(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    env = sample_bots.install(tmp_path / "site")
+    run = await BotRun.start(server.url, "faulty", home=tmp_path, env=env)
+    ann = await person(server.url)
+    bot = await bot_online(ann, "faulty")
+    failed = await race_bot(ann, "golf", "faulty")
+    await concede_at_start(ann, failed)
+    mine = result_of(await results(ann, failed), bot["player"])
+    assert (mine["ended"], mine["moves"]) == ("conceded", 1)
+    await run.until("ZeroDivisionError: a bug in the bot")
+    played = await race_bot(ann, "carpet", "faulty")
+    await concede_at_start(ann, played)
+    assert result_of(await results(ann, played), bot["player"])["ended"] in ("won", "stuck")
+    await ann.close()
+
+
 async def test_a_bot_on_one_node_takes_an_invitation_from_a_race_created_on_another(
     server_factory: type[ServerProcess], shared_redis: str, tmp_path: Path
 ) -> None:
@@ -170,7 +191,8 @@ async def test_a_bot_on_one_node_takes_an_invitation_from_a_race_created_on_anot
 
 
 def house_bot_pids(server: ServerProcess) -> list[int]:
-    return [int(pid) for pid in re.findall(r"house bot random started \(pid (\d+)\)", "".join(server.output))]
+    pattern = rf"house bot {QUICK_BOT} started \(pid (\d+)\)"
+    return [int(pid) for pid in re.findall(pattern, "".join(server.output))]
 
 
 async def until_output(server: ServerProcess, check: Callable[[], bool], timeout: float = 20) -> None:
@@ -194,13 +216,13 @@ async def test_serve_with_house_bots_then_race_create_with_bot_races_it_from_the
     server_factory: type[ServerProcess], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "server"))  # where the house bots keep their tokens
-    server = server_factory("--house-bots", "random")
+    server = server_factory("--house-bots", QUICK_BOT)
     server.start()
     watcher = await person(server.url, "sam")
-    await bot_online(watcher, "random")
+    await bot_online(watcher, QUICK_BOT)
     await watcher.close()
     ann = await BotRun.command(
-        "race", "--server", server.url, "--name", "ann", "create", "golf", "--bot", "random",
+        "race", "--server", server.url, "--name", "ann", "create", "golf", "--bot", QUICK_BOT,
         "--save-replay", str(tmp_path / "replay.json"), home=tmp_path / "ann",
     )  # fmt: skip
     await ann.until(r"move \(")
@@ -208,7 +230,7 @@ async def test_serve_with_house_bots_then_race_create_with_bot_races_it_from_the
     await ann.until("Results:")
     assert await ann.finish() == 0
     replay = json.loads((tmp_path / "replay.json").read_text())
-    assert [(seat["name"], seat["bot"]) for seat in replay["seats"]] == [("ann", False), ("random", True)]
+    assert [(seat["name"], seat["bot"]) for seat in replay["seats"]] == [("ann", False), (QUICK_BOT, True)]
 
     # A house bot that dies is started again; one whose server is killed stops by itself.
     await until_output(server, lambda: len(house_bot_pids(server)) == 1)
