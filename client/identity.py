@@ -15,6 +15,7 @@ Two profiles are two players: two terminals on one machine race each other with
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from dataclasses import dataclass
@@ -43,10 +44,9 @@ class Identity:
 
     def _load(self) -> dict[str, Any]:
         try:
-            known = json.loads(self.file.read_text())
-        except (OSError, ValueError):
+            return _parse(self.file.read_text())
+        except OSError:
             return {}
-        return known if isinstance(known, dict) else {}
 
     def _tokens(self, known: dict[str, Any]) -> dict[str, Any]:
         if self.profile == DEFAULT_PROFILE:
@@ -66,15 +66,28 @@ class Identity:
 
     def save(self, token: str | None = None, name: str | None = None) -> None:
         """Keep a new token for this server and profile, and/or this profile's chosen name."""
-        known = self._load()
-        if token is not None:
-            self._tokens(known)[self.server] = token
-        if name is not None:
-            known.setdefault("names", {})[self.profile] = name
         self.file.parent.mkdir(parents=True, exist_ok=True)
         self.file.touch(mode=0o600)
         self.file.chmod(0o600)
-        self.file.write_text(json.dumps(known, indent=1))
+        with self.file.open("r+") as handle:
+            # Locked while read, changed and written: processes saving at once (house bots) all keep theirs.
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            known = _parse(handle.read())
+            if token is not None:
+                self._tokens(known)[self.server] = token
+            if name is not None:
+                known.setdefault("names", {})[self.profile] = name
+            handle.seek(0)
+            handle.truncate()
+            handle.write(json.dumps(known, indent=1))
+
+
+def _parse(text: str) -> dict[str, Any]:
+    try:
+        known = json.loads(text)
+    except ValueError:
+        return {}
+    return known if isinstance(known, dict) else {}
 
 
 def default_name(profile: str = DEFAULT_PROFILE) -> str:
