@@ -55,8 +55,9 @@ class BotProcess:
 
     def __init__(self, ctx: BaseContext, bot_class: type[Bot], seed: int) -> None:
         self._conn, child = ctx.Pipe()
+        # Not a daemon, so that a bot may start processes of its own; the runner ends every child it starts.
         self._process = ctx.Process(  # type: ignore[attr-defined]
-            target=_serve, args=(child, bot_class, seed), name=f"parlour bot {bot_class.name}", daemon=True
+            target=_serve, args=(child, bot_class, seed), name=f"parlour bot {bot_class.name}", daemon=False
         )
         self._process.start()
         child.close()
