@@ -40,6 +40,7 @@ class Spy(Bot):
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
         self.turns: list[Turn] = []
+        self.moves: list[Move] = []
         self.finished: Mapping[str, Any] | None = None
 
     def _check(self, turn: Turn) -> None:
@@ -54,7 +55,8 @@ class Spy(Bot):
     def choose(self, turn: Turn) -> Move:
         self._check(turn)
         self.turns.append(turn)
-        return self.rng.choice(turn.moves)
+        self.moves.append(self.rng.choice(turn.moves))
+        return self.moves[-1]
 
     def finish(self, view: Mapping[str, Any], result: Mapping[str, Any] | None) -> None:
         if not plain_data(view):
