@@ -107,8 +107,8 @@ def bot_class(spec: str) -> type[Bot]:
 
 
 def deal_seed(seed: int, index: int) -> int:
-    """The seed of the arena's deal ``index`` (256 bits, as every game deals from)."""
-    return int.from_bytes(hashlib.sha256(f"parlour-arena deal {seed} {index}".encode()).digest())
+    """The seed of the arena's deal ``index`` (128 bits, as ``parlour`` makes new seeds)."""
+    return int.from_bytes(hashlib.sha256(f"parlour-arena deal {seed} {index}".encode()).digest()[:16])
 
 
 def bot_seed(seed: int, index: int) -> int:

@@ -169,7 +169,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_arena(args: argparse.Namespace) -> int:
     from parlour.bots import BotNotFound
-    from parlour.bots.arena import run_arena
+    from parlour.bots.arena import ArenaError, run_arena
     from parlour.bots.report import arena_records, arena_text
 
     bots = [name.strip() for name in args.bots.split(",") if name.strip()]
@@ -193,7 +193,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
             ceiling=args.ceiling,
             progress=sys.stderr if sys.stderr.isatty() else None,
         )
-    except BotNotFound as error:
+    except (BotNotFound, ArenaError) as error:
         raise CommandError(str(error)) from None
     if args.json:
         for record in arena_records(result):

@@ -180,6 +180,10 @@ def test_the_cli_prints_a_table_and_the_head_to_head_matrix(capsys: pytest.Captu
     assert rows.count("random") == 2 and rows.count(FIRST) == 2  # a table row and a matrix row each
 
 
-def test_the_cli_reports_a_missing_bot_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_reports_a_missing_or_failing_bot_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["arena", "golf", "--bots", "nobody", "--deals", "1"]) == 2
     assert capsys.readouterr().err.startswith("parlour: error: no bot called 'nobody'")
+    assert main(["arena", "golf", "--bots", "tests.bots.tiny_bots:Illegal", "--deals", "1", "--seed", "1"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("parlour: error: tests.bots.tiny_bots:Illegal failed on deal 0 (seed ")
+    assert len(error.splitlines()) == 1
