@@ -18,7 +18,7 @@ import multiprocessing
 import os
 import statistics
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
@@ -117,7 +117,7 @@ def bot_seed(seed: int, index: int) -> int:
 
 
 # Scores only a won game gets, where that is not simply the best end of the game's score range.
-_WINNING: dict[str, Any] = {
+_WINNING: dict[str, Callable[[Score, Mapping[str, OptionValue]], bool]] = {
     "cheer": lambda score, options: score > 0,  # 12, 10 or 3 points (1 with win_loss) for a win, else 0
     "the-chance": lambda score, options: score == {"any": 8, "alternate": 42, "suit": 188}[options["sequence"]],
 }
@@ -130,7 +130,7 @@ def winning_score(game: Game[Any], options: Mapping[str, OptionValue], score: Sc
     ceiling of 0 counts as no win.
     """
     if game.name in _WINNING:
-        return bool(_WINNING[game.name](score, options))
+        return _WINNING[game.name](score, options)
     low, high = game.score_range
     return score == (high if game.higher_is_better else low)
 

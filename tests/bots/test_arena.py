@@ -26,7 +26,6 @@ from parlour.client.cli import main
 from parlour.games import Ending, get_game
 
 FIRST = "tests.bots.tiny_bots:First"
-SPY = "tests.bots.tiny_bots:Spy"
 
 
 def essentials(result: ArenaResult) -> list[tuple[int, int, list[tuple[object, Ending, int]]]]:
@@ -117,12 +116,6 @@ def test_a_ceiling_where_there_is_one_is_never_worse_than_a_bots_score() -> None
     for deal in result.deals:
         if deal.ceiling is not None:  # once the per-game module's solver exists
             assert not any(game.better(o.score, deal.ceiling) for o in deal.outcomes)
-
-
-def test_the_spy_gets_nothing_but_turns_of_plain_data_in_every_worker() -> None:
-    # The spy raises at once on anything else, which the arena reports as an ArenaError.
-    run_arena("golf", [SPY], 4, seed=1, jobs=2)
-    run_arena("the-chance", [SPY], 4, seed=1, jobs=1)
 
 
 def test_a_failing_bot_is_named_with_its_deal_from_a_worker_too() -> None:

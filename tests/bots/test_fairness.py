@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from parlour.bots import Bot, Turn, installed_bots
-from parlour.bots.arena import play
+from parlour.bots.arena import play, run_arena
 from parlour.games import Ending, Game, get_game
 from parlour.games.cards import TEXT
 from tests.bots.tiny_bots import Spy, plain_data
@@ -191,3 +191,19 @@ def test_in_process_play_hands_the_bot_the_players_views_and_nothing_else(name: 
     if state.ended is None:
         state = game.end(state, Ending.OUT_OF_TIME)
     assert spy.finished == game.view(state, "player")
+
+
+def test_the_arena_hands_its_bots_nothing_but_turns_of_plain_data_in_every_worker() -> None:
+    # The spy raises at once on anything else, which the arena reports as an ArenaError.
+    for name in HIDDEN_GAMES:
+        run_arena(name, ["tests.bots.tiny_bots:Spy"], 2, seed=1, jobs=1)
+    run_arena("golf", ["tests.bots.tiny_bots:Spy"], 4, seed=1, jobs=2)
+
+
+def test_the_spy_objects_to_a_turn_carrying_more_than_a_view() -> None:
+    game = get_game("golf")
+    state = game.deal(1)
+    turn = Turn.of(game.view(state, "player"), 0)
+    Spy(0).choose(turn)
+    with pytest.raises(AssertionError, match="more than a view"):
+        Spy(0).choose(dataclasses.replace(turn, view={**turn.view, "stock": state.stock}))
