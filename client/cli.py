@@ -4,11 +4,11 @@ parlour games                               list the games and their options
 parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
 parlour play-local GAME [--seed N]          play a game in this terminal
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
+parlour arena GAME --bots a,b --deals N     play bots on the same deals here and compare them
 parlour race create GAME | join CODE | resume [RACE]   race on a server from this terminal
 parlour watch RACE                          print a race's boards as they change
 parlour races / leave RACE / replay RACE    your races and the lobby; give up a seat; save a replay
 parlour verify REPLAY                       check a saved replay
-parlour arena GAME --bots a,b --deals N     play bots on the same deals here and compare them
 parlour serve                               run the race server
 
 The client commands take --server URL (default $PARLOUR_SERVER, else ws://127.0.0.1:8765),
@@ -144,29 +144,6 @@ def cmd_solve(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    from parlour.protocol.replay import verify_replay
-
-    status = 0
-    for path in args.replay:
-        try:
-            replay = json.loads(Path(path).read_text())
-        except OSError as error:
-            raise CommandError(f"cannot read {path}: {error.strerror}") from None
-        except json.JSONDecodeError as error:
-            raise CommandError(f"{path} is not JSON: {error}") from None
-        problems = verify_replay(replay) if isinstance(replay, dict) else ["a replay is a JSON object"]
-        if problems:
-            status = 1
-            print(f"{path}: REJECTED")
-            for problem in problems:
-                print(f"  - {problem}")
-        else:
-            seats = len(replay["seats"])
-            print(f"{path}: OK: {replay['game']}, {seats} seats, commitment, every log and every score check out")
-    return status
-
-
 def cmd_arena(args: argparse.Namespace) -> int:
     from parlour.bots import BotNotFound
     from parlour.bots.arena import ArenaError, run_arena
@@ -201,6 +178,29 @@ def cmd_arena(args: argparse.Namespace) -> int:
     else:
         print(arena_text(result))
     return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from parlour.protocol.replay import verify_replay
+
+    status = 0
+    for path in args.replay:
+        try:
+            replay = json.loads(Path(path).read_text())
+        except OSError as error:
+            raise CommandError(f"cannot read {path}: {error.strerror}") from None
+        except json.JSONDecodeError as error:
+            raise CommandError(f"{path} is not JSON: {error}") from None
+        problems = verify_replay(replay) if isinstance(replay, dict) else ["a replay is a JSON object"]
+        if problems:
+            status = 1
+            print(f"{path}: REJECTED")
+            for problem in problems:
+                print(f"  - {problem}")
+        else:
+            seats = len(replay["seats"])
+            print(f"{path}: OK: {replay['game']}, {seats} seats, commitment, every log and every score check out")
+    return status
 
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
@@ -475,6 +475,19 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--json", action="store_true", help="one JSON object per board")
     solve.set_defaults(run=cmd_solve)
 
+    arena = commands.add_parser("arena", help="play bots on the same deals in this machine and compare them")
+    arena.add_argument("game", metavar="GAME", help="a game name (see 'parlour games')")
+    arena.add_argument(
+        "--bots", required=True, help="bots, comma-separated: installed names (see 'parlour bots') or module:Class"
+    )
+    arena.add_argument("--deals", type=int, default=100, help="deals every bot plays (default 100)")
+    arena.add_argument("--seed", type=parse_seed, help="the seed the deals follow from (default: random, printed)")
+    arena.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
+    arena.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
+    arena.add_argument("--ceiling", action="store_true", help="also the best score a player seeing every card reaches")
+    arena.add_argument("--json", action="store_true", help="one JSON object per bot")
+    arena.set_defaults(run=cmd_arena)
+
     racing = commands.add_parser("race", help="race on a server from this terminal")
     client_options(racing)
     race_actions = racing.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -534,19 +547,6 @@ def build_parser() -> argparse.ArgumentParser:
     verify = commands.add_parser("verify", help="check a race replay: the commitment, every log, every score")
     verify.add_argument("replay", nargs="+", metavar="REPLAY", help="replay files (JSON) saved from a race")
     verify.set_defaults(run=cmd_verify)
-
-    arena = commands.add_parser("arena", help="play bots on the same deals in this machine and compare them")
-    arena.add_argument("game", metavar="GAME", help="a game name (see 'parlour games')")
-    arena.add_argument(
-        "--bots", required=True, help="bots, comma-separated: installed names (see 'parlour bots') or module:Class"
-    )
-    arena.add_argument("--deals", type=int, default=100, help="deals every bot plays (default 100)")
-    arena.add_argument("--seed", type=parse_seed, help="the seed the deals follow from (default: random, printed)")
-    arena.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
-    arena.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
-    arena.add_argument("--ceiling", action="store_true", help="also the best score a player seeing every card reaches")
-    arena.add_argument("--json", action="store_true", help="one JSON object per bot")
-    arena.set_defaults(run=cmd_arena)
 
     server = commands.add_parser(
         "serve", help="run the race server (with an embedded Redis by default)", formatter_class=DefaultsShown
