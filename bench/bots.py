@@ -27,7 +27,7 @@ from types import ModuleType
 from typing import Any
 
 from parlour.bots import BotNotFound, Turn
-from parlour.bots.arena import ArenaResult, bot_class, run_arena, winning_score
+from parlour.bots.arena import ArenaResult, bot_class, cores, run_arena, winning_score
 from parlour.bots.report import arena_records, options_text, percent, rate_ci_text, score_ci_text
 from parlour.bots.stats import Interval, wilson_interval
 from parlour.games import Game, Score, game_names, get_game
@@ -356,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(plain_table(columns, extra))
     if args.markdown:
         command = " ".join(["python bench/bots.py", *(sys.argv[1:] if argv is None else argv)])
-        jobs = args.jobs or os.cpu_count() or 1
+        jobs = args.jobs or cores()
         header = HEADER.format(
             command=command,
             regenerate=COMMAND,

@@ -255,6 +255,11 @@ class Progress:
         self.stream.flush()
 
 
+def cores() -> int:
+    """The cores this process may run on: the arena's default number of workers."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def run_arena(
     game: Game[Any] | str,
     bots: Sequence[str],
@@ -288,7 +293,7 @@ def run_arena(
         if not bot_class(spec).plays(game.name):
             raise BotNotFound(f"the bot {spec!r} does not play {game.name}")
     setup = Setup(game.name, tuple(bots), game.resolve_options(options), seed, ceiling, budget, max_moves)
-    jobs = min(deals, jobs or os.cpu_count() or 1)
+    jobs = min(deals, jobs or cores())
     bar = Progress(progress, deals, label) if progress is not None else None
     results: list[DealResult] = []
     try:
