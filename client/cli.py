@@ -4,6 +4,7 @@ parlour games                               list the games and their options
 parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
 parlour play-local GAME [--seed N]          play a game in this terminal
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
+parlour arena GAME --bots a,b --deals N     play bots on the same deals here and compare them
 parlour race create GAME [--bot NAME] | join CODE | resume [RACE]   race on a server (or a bot) here
 parlour watch RACE                          print a race's boards as they change
 parlour races / leave RACE / replay RACE    your races, the lobby, the bots; give up a seat; save a replay
@@ -157,6 +158,42 @@ def cmd_solve(args: argparse.Namespace) -> int:
             print(f"{label}: winnable in {len(line)} moves: {', '.join(line)}")
         else:
             print(f"{label}: not winnable")
+    return 0
+
+
+def cmd_arena(args: argparse.Namespace) -> int:
+    from parlour.bots import BotNotFound
+    from parlour.bots.arena import ArenaError, run_arena
+    from parlour.bots.report import arena_records, arena_text
+
+    bots = [name.strip() for name in args.bots.split(",") if name.strip()]
+    if not bots:
+        raise CommandError("name the bots to play: --bots random,greedy")
+    if len(set(bots)) != len(bots):
+        raise CommandError(f"a bot is named twice in --bots {args.bots}")
+    if args.deals < 1 or (args.jobs is not None and args.jobs < 1):
+        raise CommandError("--deals and --jobs are at least 1")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())  # so that --bots module:Class finds a module in this directory
+    seed = new_seed() if args.seed is None else args.seed
+    try:
+        result = run_arena(
+            get_game(args.game),
+            bots,
+            args.deals,
+            seed=seed,
+            options=parse_options(args.option),
+            jobs=args.jobs,
+            ceiling=args.ceiling,
+            progress=sys.stderr if sys.stderr.isatty() else None,
+        )
+    except (BotNotFound, ArenaError) as error:
+        raise CommandError(str(error)) from None
+    if args.json:
+        for record in arena_records(result):
+            print(json.dumps(record))
+    else:
+        print(arena_text(result))
     return 0
 
 
@@ -539,6 +576,19 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--board", nargs="+", action="extend", default=[], metavar="FILE", help="board files")
     solve.add_argument("--json", action="store_true", help="one JSON object per board")
     solve.set_defaults(run=cmd_solve)
+
+    arena = commands.add_parser("arena", help="play bots on the same deals in this machine and compare them")
+    arena.add_argument("game", metavar="GAME", help="a game name (see 'parlour games')")
+    arena.add_argument(
+        "--bots", required=True, help="bots, comma-separated: installed names (see 'parlour bots') or module:Class"
+    )
+    arena.add_argument("--deals", type=int, default=100, help="deals every bot plays (default 100)")
+    arena.add_argument("--seed", type=parse_seed, help="the seed the deals follow from (default: random, printed)")
+    arena.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
+    arena.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
+    arena.add_argument("--ceiling", action="store_true", help="also the best score a player seeing every card reaches")
+    arena.add_argument("--json", action="store_true", help="one JSON object per bot")
+    arena.set_defaults(run=cmd_arena)
 
     racing = commands.add_parser("race", help="race on a server from this terminal")
     client_options(racing)

@@ -1,0 +1,374 @@
+"""How strong each built-in bot is at each game: the arena on the same deals for every bot.
+
+For every game and option set (Cheer with win_loss false and true, The Chance with each sequence
+rule, the others as they come) and every built-in bot (random, greedy, search), over --deals
+identical deals: the win rate and the mean score with 95% confidence intervals, the mean and the
+longest time per move, and the perfect-information ceiling (the best score a player who sees every
+card reaches) where the game has a solver. A bot whose per-game module is not written yet is
+listed as such.
+
+    python bench/bots.py                                  # every game, 500 deals, a table
+    python bench/bots.py --markdown bots/STRENGTH.md      # the same, written as bots/STRENGTH.md
+    python bench/bots.py --games golf --bots random,greedy --deals 100 --json
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import platform
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from parlour.bots import BotNotFound, Turn
+from parlour.bots.arena import ArenaResult, bot_class, cores, run_arena, winning_score
+from parlour.bots.report import arena_records, options_text, percent, rate_ci_text, score_ci_text
+from parlour.bots.stats import Interval, wilson_interval
+from parlour.games import Game, Score, game_names, get_game
+from parlour.games.base import OptionValue
+
+BUILT_IN = ("random", "greedy", "search")
+COMMAND = "python bench/bots.py --markdown bots/STRENGTH.md"
+
+
+def option_sets(game: Game[Any]) -> list[dict[str, OptionValue]]:
+    """Every combination of the game's option values (one empty set for a game without options)."""
+    names = [o.name for o in game.options_spec]
+    return [
+        dict(zip(names, values, strict=True)) for values in itertools.product(*(o.values for o in game.options_spec))
+    ]
+
+
+def not_ready(spec: str, game: Game[Any], options: dict[str, OptionValue]) -> str | None:
+    """Why the bot cannot play this game yet (its built-in module is not written), or None if it can."""
+    cls = bot_class(spec)
+    if not cls.plays(game.name):
+        return "does not play it"
+    try:
+        cls(0).start(Turn.of(game.view(game.deal(0, options), "player"), 0))
+    except ModuleNotFoundError as error:
+        if not (error.name or "").startswith("parlour.bots.builtin."):
+            raise
+        return "not written yet"
+    except AttributeError as error:
+        if not (isinstance(error.obj, ModuleType) and error.obj.__name__.startswith("parlour.bots.builtin.")):
+            raise
+        return f"not written yet ({error.name} missing)"
+    return None
+
+
+@dataclass(frozen=True)
+class Odds:
+    """A human's odds at a game, from the seeds, and what they count."""
+
+    text: str
+    rate: float  # the rate the text stands for (an upper bound where it says "under")
+    counts: str  # what a hit is, for the table
+    hit: Callable[[Game[Any], dict[str, OptionValue], Score], bool]
+
+
+# The human odds the seeds give, each beside the game's default options.
+HUMAN_ODDS = {
+    "cheer": Odds(
+        "a high score about half the time",
+        0.5,
+        "a win with at most one parking space (10 or 12 points)",
+        lambda g, o, s: s >= 10,
+    ),
+    "gaps": Odds("about 1 win in 20", 1 / 20, "a win", winning_score),
+    "german-patience": Odds("about 1 win in 50", 1 / 50, "a win", winning_score),
+    "golf": Odds("under 1 win in 20", 1 / 20, "a win", winning_score),
+    "carpet": Odds("most games", 0.5, "a win", winning_score),
+}
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One game and option set: the arena's result and the bots that could not play."""
+
+    game: Game[Any]
+    options: dict[str, OptionValue]
+    result: ArenaResult | None  # None when no bot could play
+    missing: dict[str, str]  # bot: why it did not play
+
+
+def measure(
+    game: Game[Any],
+    options: dict[str, OptionValue],
+    bots: Sequence[str],
+    deals: int,
+    seed: int,
+    jobs: int | None,
+    budget: float,
+    progress: bool,
+) -> Measured:
+    missing = {bot: why for bot in bots if (why := not_ready(bot, game, options)) is not None}
+    playing = [bot for bot in bots if bot not in missing]
+    if not playing:
+        return Measured(game, options, None, missing)
+    label = f"{game.name} {options_text(options)} "
+    result = run_arena(
+        game,
+        playing,
+        deals,
+        seed=seed,
+        options=options,
+        jobs=jobs,
+        ceiling=True,
+        budget=budget,
+        progress=sys.stderr if progress else None,
+        label=label,
+    )
+    return Measured(game, options, result, missing)
+
+
+# --- output ------------------------------------------------------------------------------------
+
+HEADER = """# How strong the bots are
+
+Generated; do not edit by hand. Regenerate it with `{regenerate}`
+(every game and option set, every built-in bot, 500 deals from seed 0).
+
+This one came from `{command}`:
+{deals} deals from seed {seed}, the same deals for every bot,
+on {machine}, with {jobs} worker processes sharing the deals.
+Times are per move, in milliseconds, each move on one core.
+
+Columns:
+
+- **win rate**: the share of deals the bot won, with its 95% Wilson interval. A win is the game's
+  own: every card home (Golf: the piles cleared), whatever it scores (in Cheer a win that opened two
+  parking spaces scores 3 points, 0 with `win_loss`).
+- **mean score**: the bot's mean score by the game's own rule (Golf: lower is better), with its 95%
+  Student's t interval.
+- **ms/move** and **max ms**: the mean time a move took over every move of every deal, and the
+  longest.
+- **ceiling**: a player who sees every card (a solver, or a strong search where no exact solver is
+  feasible; used only for measurement, it never plays a race): its win rate counts the deals whose
+  best reachable score only a won game gets, and its mean score is the mean of the best score
+  reachable. "no solver" where the game has none.
+
+A human's odds, as the seeds give them:
+
+{odds}
+
+The table after the first sets the best bot (the strongest one listed, on a tie) beside them, with
+the ceiling where doubling them would take more than a player seeing every card can do; the last
+says whether each bot beats the one before it in mean score with 95% intervals apart.
+"""
+
+
+def interval_cell(value: float, ci: Interval | None, percent_rate: bool) -> str:
+    if percent_rate:
+        return f"{percent(value)} {rate_ci_text(ci)}"
+    return f"{value:.2f} {score_ci_text(ci)}"
+
+
+def rows(measured: Measured) -> list[list[str]]:
+    """The table rows of one game and option set: one per bot, then the ceiling."""
+    head = [measured.game.name, options_text(measured.options)]
+    out = []
+    if measured.result is not None:
+        for s in measured.result.summaries():
+            out.append(
+                [
+                    *head,
+                    s.bot,
+                    interval_cell(s.win_rate, s.win_ci, True),
+                    interval_cell(s.mean_score, s.score_ci, False),
+                    f"{s.ms_per_move:.3f}",
+                    f"{s.max_ms:.1f}",
+                ]
+            )
+    for bot, why in measured.missing.items():
+        out.append([*head, bot, why, "", "", ""])
+    best = measured.result.ceiling() if measured.result is not None else None
+    if best is None:
+        out.append([*head, "ceiling", "no solver", "", "", ""])
+    else:
+        out.append(
+            [
+                *head,
+                "ceiling",
+                interval_cell(best.win_rate, best.win_ci, True),
+                interval_cell(best.mean_score, best.score_ci, False),
+                "",
+                "",
+            ]
+        )
+    return out
+
+
+COLUMNS = ["game", "options", "bot", "win rate [95% CI]", "mean score [95% CI]", "ms/move", "max ms"]
+ODDS_COLUMNS = [
+    "game",
+    "a human's odds (seeds)",
+    "counted as",
+    "best bot",
+    "best bot's rate [95% CI]",
+    "ceiling",
+    "doubled?",
+]
+
+
+def hit_rate(odds: Odds, m: Measured, scores: Sequence[Score]) -> tuple[float, Interval | None]:
+    """The share of ``scores`` that count as what ``odds`` counts, with its Wilson interval."""
+    hits = sum(1 for s in scores if odds.hit(m.game, m.options, s))
+    return hits / len(scores), wilson_interval(hits, len(scores))
+
+
+def odds_rows(measured: Sequence[Measured]) -> list[list[str]]:
+    """Per game with human odds (its default options): the best bot's rate of what the odds count, and the ceiling's."""
+    out = []
+    for m in measured:
+        odds = HUMAN_ODDS.get(m.game.name)
+        if odds is None or m.result is None or m.options != m.game.resolve_options():
+            continue
+        result = m.result
+
+        rates = {bot: hit_rate(odds, m, result.scores(bot)) for bot in result.bots}
+        best = max(reversed(result.bots), key=lambda bot: rates[bot][0])  # the bots come weakest first
+        ceilings = [d.ceiling for d in result.deals if d.ceiling is not None]
+        ceiling = hit_rate(odds, m, ceilings) if ceilings else None
+        target = 2 * odds.rate
+        if rates[best][0] >= target:
+            verdict = "yes"
+        elif ceiling is not None and ceiling[0] < target:
+            verdict = f"impossible: 2 x {percent(odds.rate)} is above the ceiling's {percent(ceiling[0])}"
+        elif target >= 1:
+            verdict = f"only by winning every deal: 2 x {percent(odds.rate)} is {percent(target)}"
+        else:
+            verdict = "no"
+        out.append(
+            [
+                m.game.name,
+                odds.text,
+                odds.counts,
+                best,
+                interval_cell(*rates[best], True),
+                "no solver" if ceiling is None else interval_cell(*ceiling, True),
+                verdict,
+            ]
+        )
+    return out
+
+
+ORDER_COLUMNS = ["game", "options", "mean score, each bot against the one before it"]
+
+
+def order_rows(measured: Sequence[Measured]) -> list[list[str]]:
+    """Per game and option set: whether each bot beats the bot before it in mean score, the two 95%
+    intervals apart (the issue's bar: search above greedy above random)."""
+    out = []
+    for m in measured:
+        if m.result is None or len(m.result.bots) < 2:
+            continue
+        summaries = m.result.summaries()
+        verdicts = []
+        for weaker, stronger in itertools.pairwise(summaries):
+            ahead = m.game.better(stronger.mean_score, weaker.mean_score)
+            apart = (
+                stronger.score_ci is not None
+                and weaker.score_ci is not None
+                and (stronger.score_ci[0] > weaker.score_ci[1] or stronger.score_ci[1] < weaker.score_ci[0])
+            )
+            verdict = (
+                "above, intervals apart" if ahead and apart else "above, intervals overlap" if ahead else "not above"
+            )
+            verdicts.append(f"{stronger.bot} {verdict} {weaker.bot}")
+        out.append([m.game.name, options_text(m.options), "; ".join(verdicts)])
+    return out
+
+
+def markdown_table(columns: Sequence[str], table: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(columns) + " |", "|" + "|".join("---" for _ in columns) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in table]
+    return "\n".join(lines)
+
+
+def plain_table(columns: Sequence[str], table: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(c), *(len(row[i]) for row in table)) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True)).rstrip()]
+    lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in table]
+    return "\n".join(lines)
+
+
+def markdown(header: str, table: list[list[str]], odds: list[list[str]], order: list[list[str]]) -> str:
+    """The whole of bots/STRENGTH.md."""
+    text = header + "\n" + markdown_table(COLUMNS, table) + "\n"
+    if odds:
+        text += "\n## Beside a human's odds\n\n" + markdown_table(ODDS_COLUMNS, odds) + "\n"
+    if order:
+        text += "\n## Each bot against the one before it\n\n" + markdown_table(ORDER_COLUMNS, order) + "\n"
+    return text
+
+
+def machine() -> str:
+    return f"{platform.machine()} with {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", help="games, comma-separated (default: all)")
+    parser.add_argument("--bots", default=",".join(BUILT_IN), help="bots, comma-separated (default: the built-in ones)")
+    parser.add_argument("--deals", type=int, default=500, help="deals per game and option set (default 500)")
+    parser.add_argument("--seed", type=int, default=0, help="the seed the deals follow from (default 0)")
+    parser.add_argument("--jobs", type=int, help="worker processes (default: one per core)")
+    parser.add_argument("--budget", type=float, default=1.0, help="seconds a move may take at most (default 1)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per bot per game and option set")
+    parser.add_argument("--markdown", metavar="PATH", help="also write the tables as Markdown to PATH")
+    args = parser.parse_args(argv)
+    games = (
+        [get_game(name.strip()) for name in args.games.split(",")]
+        if args.games
+        else [get_game(n) for n in game_names()]
+    )
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()]
+    progress = sys.stderr.isatty()
+    try:
+        measured = [
+            measure(game, options, bots, args.deals, args.seed, args.jobs, args.budget, progress)
+            for game in games
+            for options in option_sets(game)
+        ]
+    except BotNotFound as error:
+        parser.error(str(error))
+    table = [row for m in measured for row in rows(m)]
+    odds = odds_rows(measured)
+    order = order_rows(measured)
+    if args.json:
+        for m in measured:
+            for record in arena_records(m.result) if m.result is not None else []:
+                print(json.dumps(record))
+            for bot, why in m.missing.items():
+                print(json.dumps({"bot": bot, "game": m.game.name, "options": m.options, "missing": why}))
+    else:
+        print(plain_table(COLUMNS, table))
+        for columns, extra in [(ODDS_COLUMNS, odds), (ORDER_COLUMNS, order)]:
+            if extra:
+                print()
+                print(plain_table(columns, extra))
+    if args.markdown:
+        command = " ".join(["python bench/bots.py", *(sys.argv[1:] if argv is None else argv)])
+        jobs = args.jobs or cores()
+        header = HEADER.format(
+            command=command,
+            regenerate=COMMAND,
+            odds="\n".join(f"- {get_game(name).title}: {o.text}" for name, o in HUMAN_ODDS.items()),
+            deals=args.deals,
+            seed=args.seed,
+            machine=machine(),
+            jobs=jobs,
+        )
+        Path(args.markdown).write_text(markdown(header, table, odds, order))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
