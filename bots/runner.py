@@ -67,6 +67,7 @@ FIRST_RETRY = 0.5  # seconds before connecting again after a failure; doubled up
 MAX_RETRY = 10.0
 PAST_DEADLINE = 5.0  # seconds a bot may think past the race's deadline before its process is ended
 REQUEST_TIMEOUT = 5.0  # seconds for a leave or concede while stopping
+NOT_RUNNING_WAIT = 0.2  # seconds before asking where a race stands that took no move (it is ending)
 PARENT_CHECK = 0.5  # seconds between two checks that the parent process (--parent) still lives
 WAITING = ("open", "countdown")
 
@@ -113,7 +114,6 @@ class _Race:
     events: asyncio.Queue[ClientEvent] = field(default_factory=asyncio.Queue)
     status: str = "open"  # the summary's, or "gone": expired, unknown to the server, or no seat any more
     game: str = "?"
-    seat: int | None = None
     deadline: float | None = None  # the server's clock
     seq: int = 0
     view: dict[str, Any] | None = None
@@ -460,6 +460,8 @@ class Runner:
                 if error.code in (ErrorCode.BAD_MOVE, ErrorCode.ILLEGAL_MOVE):
                     raise BotFailed(f"the server refused the bot's move {move}: {error}") from None
                 log.info("race %s: move at seq %d refused (%s); asking where the race stands", race.id, seq, error)
+                if error.code == ErrorCode.RACE_NOT_RUNNING:
+                    await asyncio.sleep(NOT_RUNNING_WAIT)  # the race is ending: its end is on the way
                 race.stale = True  # stale_seq, game_over, race_not_running, unknown_race, not_seated
                 return
             race.seq, race.view = ack.seq, dict(ack.view)
@@ -482,7 +484,6 @@ class Runner:
         if state.seat is None:
             race.status = "gone"
             return
-        race.seat = state.seat
         if state.view is not None:
             race.seq, race.view = state.seq, dict(state.view)
 
@@ -495,7 +496,7 @@ class Runner:
 
     def _take(self, race: _Race, event: ClientEvent) -> None:
         if isinstance(event, Start):
-            race.status, race.seat, race.deadline = "running", event.seat, event.deadline
+            race.status, race.deadline = "running", event.deadline
             race.seq, race.view = event.seq, dict(event.view)
             log.info("race %s: started (%s, seat %d)", race.id, race.game, event.seat)
         elif isinstance(event, RaceUpdate):
