@@ -26,6 +26,14 @@ pytestmark = pytest.mark.asyncio
 Connect = Callable[..., Awaitable[Player]]
 
 
+@pytest.fixture(params=["one-redis", "redis-cluster"])
+def store(request: pytest.FixtureRequest) -> tuple[str, tuple[str, ...]]:
+    """Where the nodes keep their data: its URL, and the flags that say what it is."""
+    if request.param == "redis-cluster":
+        return request.getfixturevalue("valkey_cluster").url, ("--redis-cluster",)
+    return request.getfixturevalue("shared_redis"), ()
+
+
 @pytest_asyncio.fixture
 async def connect() -> AsyncIterator[Connect]:
     """``await connect(node, name, games=None, max_races=None)``: a new player (a bot offering ``games`` if
@@ -228,9 +236,10 @@ async def test_an_invitation_not_taken_in_time_lapses_and_the_inviter_sees_it(
 
 
 async def test_a_bot_on_one_node_takes_an_invitation_to_a_race_created_on_another(
-    shared_redis: str, server_factory: Any, connect: Connect
+    store: tuple[str, tuple[str, ...]], server_factory: Any, connect: Connect
 ) -> None:
-    node_a, node_b = start_nodes(server_factory, shared_redis, count=2)
+    url, flags = store
+    node_a, node_b = start_nodes(server_factory, url, *flags, count=2)
     greedy = await connect(node_b, "greedy", games=["golf"])
     ann = await connect(node_a, "ann")
     await until_bots(ann, lambda bots: "greedy" in bots)
