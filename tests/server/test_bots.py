@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from parlour.client.connection import Client, ClientError
+from parlour.client.connection import Client, ClientError, Resumed
 from parlour.protocol.messages import End, Invitation, RaceUpdate
 from tests.conftest import ServerProcess
 from tests.server.multinode import Player, Seat, start_nodes
@@ -233,6 +233,23 @@ async def test_an_invitation_not_taken_in_time_lapses_and_the_inviter_sees_it(
     await greedy.first(Invitation, where=lambda _: len(greedy.every(Invitation)) == 2)
     await greedy.client.join(race)
     await race_to_the_end(ann, greedy, race)
+
+
+async def test_a_bot_that_resumes_after_its_server_restarts_is_online_again(
+    server: ServerProcess, connect: Connect
+) -> None:
+    """The client library says the bot's offer again in the hello of its resume; the entry of the server's
+    earlier run is not listed (that run is dead)."""
+    greedy = await connect(server, "greedy", games=["golf"], max_races=2)
+    server.kill()  # SIGKILL, then the same server again on the same data
+    server.start()
+    assert (await greedy.first(Resumed, timeout=20)).races == []
+    ann = await connect(server, "ann")
+    (listed,) = (await ann.client.lobby()).bots or []
+    assert listed == {"player": greedy.client.player, "name": "greedy", "games": ["golf"], "max_races": 2, "busy": 0}
+    race = (await ann.client.create("golf")).race["id"]
+    await ann.client.invite(race, greedy.client.player)  # by its player id
+    assert (await greedy.first(Invitation)).race["id"] == race
 
 
 async def test_a_bot_on_one_node_takes_an_invitation_to_a_race_created_on_another(
