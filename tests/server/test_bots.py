@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from parlour.client.connection import Client, ClientError
+from parlour.client.connection import Client, ClientError, Resumed
 from parlour.protocol.messages import End, Invitation, RaceUpdate
 from tests.conftest import ServerProcess
 from tests.server.multinode import Player, Seat, start_nodes
@@ -24,6 +24,14 @@ from tests.server.multinode import Player, Seat, start_nodes
 pytestmark = pytest.mark.asyncio
 
 Connect = Callable[..., Awaitable[Player]]
+
+
+@pytest.fixture(params=["one-redis", "redis-cluster"])
+def store(request: pytest.FixtureRequest) -> tuple[str, tuple[str, ...]]:
+    """Where the nodes keep their data: its URL, and the flags that say what it is."""
+    if request.param == "redis-cluster":
+        return request.getfixturevalue("valkey_cluster").url, ("--redis-cluster",)
+    return request.getfixturevalue("shared_redis"), ()
 
 
 @pytest_asyncio.fixture
@@ -227,10 +235,28 @@ async def test_an_invitation_not_taken_in_time_lapses_and_the_inviter_sees_it(
     await race_to_the_end(ann, greedy, race)
 
 
-async def test_a_bot_on_one_node_takes_an_invitation_to_a_race_created_on_another(
-    shared_redis: str, server_factory: Any, connect: Connect
+async def test_a_bot_that_resumes_after_its_server_restarts_is_online_again(
+    server: ServerProcess, connect: Connect
 ) -> None:
-    node_a, node_b = start_nodes(server_factory, shared_redis, count=2)
+    """The client library says the bot's offer again in the hello of its resume; the entry of the server's
+    earlier run is not listed (that run is dead)."""
+    greedy = await connect(server, "greedy", games=["golf"], max_races=2)
+    server.kill()  # SIGKILL, then the same server again on the same data
+    server.start()
+    assert (await greedy.first(Resumed, timeout=20)).races == []
+    ann = await connect(server, "ann")
+    (listed,) = (await ann.client.lobby()).bots or []
+    assert listed == {"player": greedy.client.player, "name": "greedy", "games": ["golf"], "max_races": 2, "busy": 0}
+    race = (await ann.client.create("golf")).race["id"]
+    await ann.client.invite(race, greedy.client.player)  # by its player id
+    assert (await greedy.first(Invitation)).race["id"] == race
+
+
+async def test_a_bot_on_one_node_takes_an_invitation_to_a_race_created_on_another(
+    store: tuple[str, tuple[str, ...]], server_factory: Any, connect: Connect
+) -> None:
+    url, flags = store
+    node_a, node_b = start_nodes(server_factory, url, *flags, count=2)
     greedy = await connect(node_b, "greedy", games=["golf"])
     ann = await connect(node_a, "ann")
     await until_bots(ann, lambda bots: "greedy" in bots)
