@@ -5,9 +5,9 @@ parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
 parlour play-local GAME [--seed N]          play a game in this terminal
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
 parlour arena GAME --bots a,b --deals N     play bots on the same deals here and compare them
-parlour race create GAME | join CODE | resume [RACE]   race on a server from this terminal
+parlour race create GAME [--bot NAME] | join CODE | resume [RACE]   race on a server (or a bot) here
 parlour watch RACE                          print a race's boards as they change
-parlour races / leave RACE / replay RACE    your races and the lobby; give up a seat; save a replay
+parlour races / leave RACE / replay RACE    your races, the lobby, the bots; give up a seat; save a replay
 parlour verify REPLAY                       check a saved replay
 parlour serve                               run the race server
 
@@ -256,10 +256,12 @@ def cmd_race(args: argparse.Namespace) -> int:
     from parlour.client.line_race import race
 
     settings: dict[str, Any] = {}
+    bots: list[str] = []
     if args.action == "create":
+        bots = args.bot
         settings = {
             "options": parse_options(args.option),
-            "seats": args.seats,
+            "seats": args.seats if args.seats is not None else 1 + len(bots) if bots else 2,
             "time_limit": args.time_limit,
             "public": not args.private,
             "undo": args.undo,
@@ -276,6 +278,7 @@ def cmd_race(args: argparse.Namespace) -> int:
         sys.stdout,
         new=getattr(args, "new", False),
         save_replay=args.save_replay,
+        bots=bots,
     )
     return run_client(who.server, session)
 
@@ -423,6 +426,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         identity_burst=args.identity_burst,
         race_rate=args.race_rate,
         race_burst=args.race_burst,
+        invite_timeout=args.invite_timeout,
         node=args.node,
         log_format=args.log_format,
         trusted_proxies=args.trusted_proxy,
@@ -503,7 +507,17 @@ def build_parser() -> argparse.ArgumentParser:
     create = action("create", "create a race and wait for the others (resumes yours of that game, if any)")
     create.add_argument("target", metavar="GAME", help="a game name (see 'parlour games')")
     create.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
-    create.add_argument("--seats", type=int, default=2, help="racers, you included (default 2)")
+    create.add_argument(
+        "--seats", type=int, default=None, help="racers, you included (default 2; with --bot, you and the bots)"
+    )
+    create.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="invite this bot to race you: a name 'parlour races' lists, or '*' for any bot that plays GAME "
+        "(repeatable)",
+    )
     create.add_argument("--time-limit", type=int, default=600, help="seconds (default 600)")
     create.add_argument("--private", action="store_true", help="not listed: others join with the code")
     create.add_argument("--undo", action="store_true", help="allow undo")
@@ -527,7 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
     watching.add_argument("race", metavar="RACE", help="the race id")
     watching.set_defaults(run=cmd_watch)
 
-    races = commands.add_parser("races", help="list your unfinished races and the lobby")
+    races = commands.add_parser("races", help="list your unfinished races, the lobby and the bots online")
     client_options(races)
     races.set_defaults(run=cmd_races)
 
@@ -607,6 +621,12 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument("--identity-burst", type=int, default=60, help="new identities one address may make at once")
     server.add_argument("--race-rate", type=float, default=0.5, help="races per second one player may average")
     server.add_argument("--race-burst", type=int, default=30, help="races one player may create at once")
+    server.add_argument(
+        "--invite-timeout",
+        type=float,
+        default=30.0,
+        help="seconds an invited bot has to take its seat before the invitation lapses (default 30)",
+    )
     server.add_argument(
         "--trusted-proxy",
         type=trusted_networks,

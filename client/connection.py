@@ -34,6 +34,21 @@ After a :class:`Resumed`, call :meth:`Client.snapshot` for each race in ``resume
 to get its full state (your seat, ``seq`` and view): events sent while you were away
 are not sent again. Only when reconnecting fails for ``reconnect_timeout`` seconds do
 requests and :meth:`Client.next_event` raise :class:`Disconnected`.
+
+Bots: a program that offers to race people connects with ``bot=True`` and the ``games`` it
+plays (``max_races`` at once); it is then listed in ``(await client.lobby()).bots`` and
+receives an :class:`Invitation` event whenever someone invites it::
+
+    bot = await Client.connect(url, "greedy", bot=True, games=["golf", "gaps"], max_races=4)
+    invitation = await bot.next_event(Invitation, timeout=3600)
+    race = invitation.race["id"]
+    await bot.join(race)  # or bot.leave(race) to decline
+    await bot.ready(race)
+    start = await bot.next_event(Start, race=race, timeout=60)  # then moves, as above
+
+A person invites a bot to their race with ``await client.invite(race, "greedy")`` (or
+``"*"``: any bot that plays the race's game). A bot's offer is said again in every hello,
+so it stays listed across reconnections; an invitation sent while it was away is lost.
 """
 
 from __future__ import annotations
@@ -58,6 +73,7 @@ from parlour.protocol.messages import (
     Countdown,
     End,
     Error,
+    Invitation,
     Ok,
     Pong,
     Progress,
@@ -128,7 +144,7 @@ class Resumed:
     watching: list[str] = field(default_factory=list)
 
 
-ClientEvent = RaceUpdate | Countdown | Start | Progress | End | Watch | Error | Resumed
+ClientEvent = RaceUpdate | Countdown | Start | Progress | End | Watch | Invitation | Error | Resumed
 
 
 @dataclass(eq=False)
@@ -145,7 +161,8 @@ class Client:
 
     Attributes: ``player`` (the player id), ``name``, ``token`` (keep it: it brings this
     player back, with their seats, from any later connection), ``races`` (the live races
-    the player was seated in at the last welcome), ``watching`` (races being spectated).
+    the player was seated in at the last welcome), ``watching`` (races being spectated),
+    and for a bot the ``games`` it offers and ``max_races``.
 
     Requests may be made from several tasks at once. Events have one reader at a time:
     either iterate :meth:`events` or call :meth:`next_event`, not both concurrently.
@@ -158,6 +175,8 @@ class Client:
         *,
         token: str | None = None,
         bot: bool = False,
+        games: Sequence[str] | None = None,
+        max_races: int | None = None,
         password: str | None = None,
         reconnect: bool = True,
         reconnect_timeout: float = 30.0,
@@ -167,6 +186,8 @@ class Client:
         self.name = name
         self.token = token
         self.bot = bot
+        self.games = list(games) if games is not None else None
+        self.max_races = max_races
         self.password = password
         self.reconnect = reconnect
         self.reconnect_timeout = reconnect_timeout
@@ -196,6 +217,8 @@ class Client:
         *,
         token: str | None = None,
         bot: bool = False,
+        games: Sequence[str] | None = None,
+        max_races: int | None = None,
         password: str | None = None,
         reconnect: bool = True,
         reconnect_timeout: float = 30.0,
@@ -208,6 +231,11 @@ class Client:
         ``password`` is for private servers. With ``reconnect`` (the default), a lost
         connection is reopened for up to ``reconnect_timeout`` seconds (see :class:`Resumed`).
 
+        A bot (``bot=True``) that gives ``games`` (1 to 16 game names) offers to play them
+        when invited, at most ``max_races`` at once (1 to 64, default 1): while connected it
+        is listed in the lobby's ``bots`` and gets :class:`Invitation` events. The server
+        refuses ``games`` without ``bot`` (``bad_message``) and unknown games (``unknown_game``).
+
         Raises :class:`ClientError` if the server refuses the hello (``bad_token``,
         ``bad_password``, ...), ``OSError`` or ``TimeoutError`` if it cannot be reached:
         this first connection is not retried.
@@ -217,6 +245,8 @@ class Client:
             name,
             token=token,
             bot=bot,
+            games=games,
+            max_races=max_races,
             password=password,
             reconnect=reconnect,
             reconnect_timeout=reconnect_timeout,
@@ -332,6 +362,21 @@ class Client:
         """Say you are (or are no longer) ready. When every seat is ready, ``Countdown`` then ``Start`` follow."""
         return await self._request(RaceInfo, m.Ready, race=race, ready=ready)
 
+    async def invite(self, race: str, bot: str) -> RaceInfo:
+        """Invite a bot to a free seat of your race before its start: ``bot`` is a bot's name or
+        player id (see ``(await client.lobby()).bots``), or ``"*"`` for any bot that plays the
+        race's game (the one with the most races free).
+
+        The seat is kept for the bot for 30 s (the server's setting): ``reply.race["invited"]``
+        lists the pending invitations, each ``{"player", "name", "expires_at"}``. The bot takes
+        the seat like any joiner (a ``RaceUpdate`` shows it); an invitation that lapses or is
+        declined leaves ``invited`` in a ``RaceUpdate``. Inviting a bot invited already renews
+        its invitation. Refusals: ``not_seated``, ``race_started``, ``no_such_bot`` (no online
+        bot by that name plays the game), ``bot_busy`` (each such bot races all it can now),
+        ``race_full`` (no seat left to keep).
+        """
+        return await self._request(RaceInfo, m.Invite, race=race, bot=bot)
+
     # --- racing ----------------------------------------------------------------------
 
     async def move(self, race: str, seq: int, move: Sequence[str | int]) -> Ack:
@@ -391,9 +436,9 @@ class Client:
         """Every event in arrival order: ``async for event in client.events(): ...``.
 
         Events are :class:`RaceUpdate`, :class:`Countdown`, :class:`Start`, :class:`Progress`,
-        :class:`End`, :class:`Watch`, :class:`Error` (a notice not tied to a request, such as
-        ``shutting_down``) and the local :class:`Resumed`. The iteration ends when the client
-        is closed or the connection is lost for good.
+        :class:`End`, :class:`Watch`, :class:`Invitation` (bots only), :class:`Error` (a notice
+        not tied to a request, such as ``shutting_down``) and the local :class:`Resumed`. The
+        iteration ends when the client is closed or the connection is lost for good.
         """
         while True:
             if self._held:
@@ -464,6 +509,8 @@ class Client:
             token=self.token,
             password=self.password,
             client=CLIENT_NAME,
+            games=self.games,
+            max_races=self.max_races if self.games is not None else None,
         )
 
     def _welcomed(self, welcome: Welcome) -> None:
@@ -660,6 +707,7 @@ __all__ = [
     "Disconnected",
     "End",
     "Error",
+    "Invitation",
     "Ok",
     "Pong",
     "Progress",

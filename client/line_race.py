@@ -2,8 +2,10 @@
 
 ``parlour race create GAME`` creates a race and prints its id and join code; ``parlour race
 join CODE`` takes a seat. Either way the player is ready at once: the race starts when every
-seat is taken. Moves are typed as in ``play-local`` (``?`` lists them); other racers' progress
-is printed as it comes. ``parlour watch RACE`` prints every racer's board as it changes.
+seat is taken. ``create GAME --bot NAME`` also invites a bot (``parlour races`` lists those
+online; ``*`` is any bot that plays GAME) to the race, for you and it by default. Moves are
+typed as in ``play-local`` (``?`` lists them); other racers' progress is printed as it comes.
+``parlour watch RACE`` prints every racer's board as it changes.
 
 Coming back: the identity token of each server is kept (see :mod:`parlour.client.identity`),
 so running the same command again after Ctrl-C or a lost connection resumes the seat:
@@ -124,8 +126,23 @@ def spectators(info: dict[str, Any]) -> str:
 
 
 def seat_list(info: dict[str, Any]) -> str:
+    """The seated players (and the bots invited, whose seats are kept for them)."""
     players = info.get("players", [])
-    return ", ".join(printable(p["name"]) + (" (ready)" if p["ready"] else "") for p in players) or "none"
+    seated = [printable(p["name"]) + (" (ready)" if p["ready"] else "") for p in players]
+    invited = [f"{printable(i['name'])} (invited)" for i in info.get("invited", [])]
+    return ", ".join(seated + invited) or "none"
+
+
+async def invite_bots(client: Client, info: dict[str, Any], bots: list[str], term: Terminal) -> None:
+    """Invite each of ``bots`` (names or ``*``) to the race ``info`` sums up, saying which bot each went to."""
+    for wanted in bots:
+        before = {invitation["player"] for invitation in info.get("invited", [])}
+        info = (await client.invite(str(info["id"]), wanted)).race
+        new = [invitation for invitation in info.get("invited", []) if invitation["player"] not in before]
+        if new:
+            term.say(f"Invited the bot {printable(new[0]['name'])}; waiting for it to take its seat.")
+        else:
+            term.say(f"The bot {printable(wanted)} is in the race already.")
 
 
 async def race(
@@ -138,14 +155,16 @@ async def race(
     *,
     new: bool = False,
     save_replay: str | None = None,
+    bots: list[str] | None = None,
 ) -> int:
     """Take part in a race until its results: ``action`` is ``create`` (``target`` the game),
-    ``join`` (``target`` the code or id) or ``resume`` (``target`` the race id, or ``None``)."""
+    ``join`` (``target`` the code or id) or ``resume`` (``target`` the race id, or ``None``).
+    ``bots``: with ``create``, the bots to invite (names, or ``*``)."""
     term = Terminal(stdin, stdout)
     try:
         async with await connect(account) as client:
             term.say(who(client, account))
-            race_id = await choose_race(client, account, action, target, settings, term, new=new)
+            race_id = await choose_race(client, account, action, target, settings, term, new=new, bots=bots or [])
             return await take_part(client, race_id, term, save_replay)
     finally:
         term.close()
@@ -160,8 +179,13 @@ async def choose_race(
     term: Terminal,
     *,
     new: bool = False,
+    bots: list[str] | None = None,
 ) -> str:
-    """The race to take part in: a new one, one joined, or one of the player's own to resume."""
+    """The race to take part in: a new one, one joined, or one of the player's own to resume.
+
+    With ``create``, ``bots`` are invited to it (to the one resumed too, while it is open). A
+    race just created is left again if an invitation is refused (``no_such_bot``, ...), and
+    the refusal raised."""
     mine = {race: (await client.snapshot(race)).race for race in client.races}
     if action == "create":
         assert target is not None
@@ -176,11 +200,21 @@ async def choose_race(
                 f"You already have race {printable(info['id'])} of {printable(target)} ({info['status']}): resuming it."
             )
             term.say("(To create another one as well, add --new.)")
+            if bots and info["status"] == "open":
+                await invite_bots(client, info, bots, term)
             return str(info["id"])
         info = (await client.create(target, **settings)).race
         term.say(f"Race {printable(info['id'])} created: {plural(info['seats'], 'seat')} of {printable(info['game'])}.")
-        command = f"parlour race join {printable(info['code'])} --server {printable(account.server)}"
-        term.say(f"A friend joins with:  {command}")
+        if bots:
+            try:
+                await invite_bots(client, info, bots, term)
+            except ClientError:
+                with contextlib.suppress(ClientError):  # no race without its bot is left behind
+                    await client.leave(str(info["id"]))
+                raise
+        if not bots or len(info["players"]) + len(bots) < info["seats"]:
+            command = f"parlour race join {printable(info['code'])} --server {printable(account.server)}"
+            term.say(f"A friend joins with:  {command}")
         return str(info["id"])
     if action == "join":
         assert target is not None
@@ -296,6 +330,7 @@ async def wait_for_start(
             await client.ready(race_id)
         term.say(f"Seats: {seat_list(info)}")
         term.say("You are ready; the race starts when every seat is taken and ready. Ctrl-C leaves the race.")
+        invited = {i["player"]: i["name"] for i in info.get("invited", [])}
         async for event in client.events():
             if isinstance(event, Countdown) and event.race == race_id:
                 term.say(f"Starting in {event.starts_in:g} s...")
@@ -304,6 +339,15 @@ async def wait_for_start(
                     term.say("The race expired: not every seat was taken and ready in time. Create a new one.")
                     return None
                 term.say(f"Seats: {seat_list(event.race)}")
+                seated = {p["player"] for p in event.race["players"]}
+                still = {i["player"]: i["name"] for i in event.race.get("invited", [])}
+                for player, name in invited.items():
+                    if player not in still and player not in seated:
+                        term.say(
+                            f"The bot {printable(name)} did not take its seat (it declined, or the invitation lapsed). "
+                            "Ctrl-C leaves the race; 'parlour races' lists the bots online."
+                        )
+                invited = still
             elif isinstance(event, Start) and event.race == race_id:
                 term.say(f"Go! Commitment to the deal: {printable(event.commitment)}")
                 return event.view, event.seq, event.deadline
@@ -557,7 +601,8 @@ async def list_races(account: Account, stdout: TextIO) -> int:
     term = Terminal(sys.stdin, stdout)
     async with await connect(account) as client:
         term.say(who(client, account))
-        lobby = (await client.lobby()).races
+        page = await client.lobby()
+        lobby = page.races
         mine = [info for info in lobby if any(p["player"] == client.player for p in info.get("players", []))]
         for race_id in client.races:  # a race of mine the lobby did not show
             if not any(info["id"] == race_id for info in mine):
@@ -576,7 +621,19 @@ async def list_races(account: Account, stdout: TextIO) -> int:
             )
         if any(info["status"] == "open" for info in others):
             term.say("Join one with 'parlour race join RACE'; watch one with 'parlour watch RACE'.")
+        bots = page.bots or []
+        term.say(f"Bots online ({len(bots)}):" if bots else "Bots online: none.")
+        for bot in bots:
+            term.say(f"  {bot_line(bot)}")
+        if bots:
+            term.say("Race one with 'parlour race create GAME --bot NAME' ('--bot *': any bot that plays GAME).")
     return 0
+
+
+def bot_line(bot: dict[str, Any]) -> str:
+    """One bot online in a list: its name, the games it plays, how busy it is."""
+    games = ", ".join(printable(game) for game in bot.get("games", []))
+    return f"{printable(bot['name']):<16} plays {games}  (in {bot['busy']} of {bot['max_races']} races)"
 
 
 async def leave(account: Account, race_id: str, stdout: TextIO) -> int:

@@ -30,6 +30,9 @@ class ErrorCode(enum.StrEnum):
     NOT_SEATED = "not_seated"  # the request needs a seat in that race
     TOO_MANY_RACES = "too_many_races"  # the player's limit of open and live races is reached
     FORBIDDEN = "forbidden"  # e.g. a racer watching their own live race
+    # Bots.
+    NO_SUCH_BOT = "no_such_bot"  # no online bot by that name (or id) plays the race's game
+    BOT_BUSY = "bot_busy"  # every online bot that would do already plays (or is invited to) its most races
     # Moves.
     RACE_NOT_RUNNING = "race_not_running"
     BAD_MOVE = "bad_move"  # not a move of this game at all

@@ -47,10 +47,10 @@ class Message:
     def from_wire(cls, data: JsonMap) -> Message:
         """Build and check a message from a decoded map (its ``type`` already matched)."""
         values = {}
-        for name, kinds, bounds, required in _specs(cls):
+        for name, kinds, bounds, required, items in _specs(cls):
             value = data.get(name)
             if value is not None:
-                values[name] = _check(cls.TYPE, name, value, kinds, bounds)
+                values[name] = _check(cls.TYPE, name, value, kinds, bounds, items)
             elif required:
                 raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{cls.TYPE}: the field {name!r} is missing")
         return cls(**values)
@@ -85,6 +85,10 @@ class Hello(Request):
     token: str | None = limits(1, 128, None)
     password: str | None = limits(0, 128, None)
     client: str | None = limits(0, 64, None)
+    # With ``bot``: the games this connection offers to play when invited, and how many races
+    # at once (default 1). While it is open the bot is online, listed in ``races.bots``.
+    games: list[str] | None = limits(1, 16, None)
+    max_races: int | None = limits(1, 64, None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -188,6 +192,16 @@ class Replay(Request):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Invite(Request):
+    """Invite a bot to a free seat of a race the requester sits in: ``bot`` is a bot's name, its
+    player id, or ``"*"`` for any online bot that plays the race's game."""
+
+    TYPE: ClassVar[str] = "invite"
+    race: str = limits(1, 64)
+    bot: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Ping(Request):
     TYPE: ClassVar[str] = "ping"
 
@@ -212,11 +226,13 @@ class Welcome(Reply):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Races(Reply):
-    """A page of the lobby; ``next`` (absent on the last page) asks for the following one."""
+    """A page of the lobby; ``next`` (absent on the last page) asks for the following one.
+    ``bots``: on the first page only, the bots online (on any node)."""
 
     TYPE: ClassVar[str] = "races"
     races: list[Any] = field(default_factory=list)
     next: str | None = None
+    bots: list[Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -351,10 +367,22 @@ class Watch(Event):
     view: JsonMap = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Invitation(Event):
+    """To a bot: a seat of ``race`` (its summary) is offered to it, by the player named ``by``.
+    Take it with ``join`` before ``expires_at``; decline it with ``leave``."""
+
+    TYPE: ClassVar[str] = "invitation"
+    race: JsonMap = field(default_factory=dict)
+    by: str = ""
+    expires_at: float = 0.0
+
+
 _ALL: tuple[type[Message], ...] = (
-        Hello, Lobby, Create, Join, Leave, Ready, MakeMove, Undo, Concede, Snapshot, Spectate, Unspectate, Replay, Ping,
+        Hello, Lobby, Create, Join, Leave, Ready, MakeMove, Undo, Concede, Snapshot, Spectate, Unspectate, Replay,
+        Invite, Ping,
         Welcome, Races, RaceInfo, Ack, Ok, SnapshotInfo, Spectating, ReplayData, Pong, Error,
-        RaceUpdate, Countdown, Start, Progress, End, Watch,
+        RaceUpdate, Countdown, Start, Progress, End, Watch, Invitation,
 )  # fmt: skip
 MESSAGES: dict[str, type[Message]] = {cls.TYPE: cls for cls in _ALL}
 assert len(MESSAGES) == len(_ALL), "two messages share a type name"
@@ -364,9 +392,11 @@ __all__ = [cls.__name__ for cls in MESSAGES.values()]
 
 # --- checking ------------------------------------------------------------------------
 
-# Per message class: (field name, accepted Python types, bounds, required), worked out once.
-_Spec = tuple[str, tuple[type, ...], tuple[int, int] | None, bool]
+# Per message class: (field name, accepted Python types, bounds, required, the type of a list's
+# items or None for any), worked out once.
+_Spec = tuple[str, tuple[type, ...], tuple[int, int] | None, bool, type | None]
 _SPECS: dict[type, list[_Spec]] = {}
+_ITEM_TYPES = (str, int, bool)  # list items checked for their type; any other item (Any) is not
 _NAMES: dict[type, tuple[str, ...]] = {}
 
 
@@ -384,18 +414,22 @@ def _specs(cls: type) -> list[_Spec]:
             hint = hints[f.name]
             members = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
             kinds = tuple(typing.get_origin(k) or k for k in members if k is not type(None))
+            items = next((typing.get_args(k)[0] for k in members if typing.get_origin(k) is list), None)
             required = (
                 f.default is dataclasses.MISSING
                 and f.default_factory is dataclasses.MISSING
                 and type(None) not in members
             )
-            specs.append((f.name, kinds, f.metadata.get("limits"), required))
+            specs.append((f.name, kinds, f.metadata.get("limits"), required, items if items in _ITEM_TYPES else None))
         _SPECS[cls] = specs
     return _SPECS[cls]
 
 
-def _check(mtype: str, name: str, value: Any, kinds: tuple[type, ...], bounds: tuple[int, int] | None) -> Any:
-    """``value`` if it is one of ``kinds`` within ``bounds``, else a ``bad_message`` error naming the field."""
+def _check(
+    mtype: str, name: str, value: Any, kinds: tuple[type, ...], bounds: tuple[int, int] | None, items: type | None
+) -> Any:
+    """``value`` if it is one of ``kinds`` within ``bounds`` (a list: each item an ``items``, if
+    given), else a ``bad_message`` error naming the field."""
     kind = type(value)
     if kind not in kinds:
         if kind is int and float in kinds:
@@ -409,4 +443,9 @@ def _check(mtype: str, name: str, value: Any, kinds: tuple[type, ...], bounds: t
         if size is not None and not lo <= size <= hi:
             what = "" if kind is int else "the length of "
             raise ProtocolError(ErrorCode.BAD_MESSAGE, f"{mtype}: {what}{name!r} must be from {lo} to {hi}")
+    if items is not None and kind is list:
+        for item in value:
+            if type(item) is not items:
+                message = f"{mtype}: each item of {name!r} must be {items.__name__}, not {type(item).__name__}"
+                raise ProtocolError(ErrorCode.BAD_MESSAGE, message)
     return value

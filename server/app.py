@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import secrets
 import time
 from collections import defaultdict, deque
@@ -33,6 +34,7 @@ from parlour.protocol.codec import decode_map, message_from_map
 from parlour.protocol.messages import PROTOCOL_VERSION, REQUESTS, Message
 from parlour.protocol.replay import REPLAY_FORMAT
 from parlour.protocol.text import name_problem, printable
+from parlour.server.bots import MAX_LISTED, OnlineBot, choose, merge, offer
 from parlour.server.bus import Bus
 from parlour.server.config import Config
 from parlour.server.connection import Connection, close_soon, close_within
@@ -47,6 +49,7 @@ log = logging.getLogger("parlour.server")
 RETRY = 1.0  # seconds before trying again what Redis could not do (and the retry_after of `unavailable`)
 LEASE = 5.0  # seconds a race's lease lasts unless its node renews it: another node then runs its timers
 BEAT = 1.0  # seconds between a node's heartbeats (it renews its leases and takes those that ran out)
+BOT_LISTING = 2 * LEASE  # seconds a node's list of bots lasts in Redis unless the node writes it again
 
 # Wrong join codes (per player and per address) and wrong passwords (per address): 5 are free,
 # then each one doubles the wait before the next try, from 1 s up to 5 min; 10 min without one
@@ -96,7 +99,10 @@ class Server:
         self.new_races = Buckets(config.race_rate, config.race_burst)  # by player
         self.wrong_codes = Backoff(**GUESSES)  # by player and by address
         self.wrong_passwords = Backoff(**GUESSES)  # by address
-        self.bus = Bus(store.redis, store.keys, self.node, self._on_event, self._on_gap)
+        self.bots: set[str] = set()  # players with a bot connection here that offers games
+        self.bots_written = asyncio.Lock()  # one write of this node's bots to Redis at a time
+        self.rng = random.Random()  # which of several equally free bots an invitation goes to
+        self.bus = Bus(store.redis, store.keys, self.node, self._on_event, self._on_gap, self._on_direct)
         self.handlers: dict[type[Message], Callable[[Connection, Any], Awaitable[Message | None]]] = {
             m.Lobby: self.on_lobby,
             m.Create: self.on_create,
@@ -110,6 +116,7 @@ class Server:
             m.Spectate: self.on_spectate,
             m.Unspectate: self.on_unspectate,
             m.Replay: self.on_replay,
+            m.Invite: self.on_invite,
             m.Ping: self.on_ping,
         }
 
@@ -129,6 +136,7 @@ class Server:
             if orphans:
                 log.info("%d races had no lease: any node may take them now", orphans)
             self.alone = alone
+            await self.bus.subscribe_node()  # before any bot connects here: invitations for them
             if alone:
                 await self._take_every_race()
             while True:
@@ -156,7 +164,7 @@ class Server:
             race = self.races.get(race_id)
             if race is not None:
                 self._stop_clock(race)
-                for key in [("open", race_id), ("abandoned", race_id)]:
+                for key in [("open", race_id), ("abandoned", race_id), *self._lapses(race)]:
                     self._cancel(key)
         live = {self.node} if self.alone else live | {self.node}  # alone: earlier runs are dead
         gone = self.live_nodes - live
@@ -171,6 +179,8 @@ class Server:
             return
         for race_id, before in (await self.store.take_leases(LEASE)).items():
             await self._take_over(race_id, before)
+        if self.bots:
+            await self._list_bots()
 
     async def _take_over(self, race_id: str, before: str) -> None:
         """Hold a race whose lease this node just took: run its timers from now on."""
@@ -201,6 +211,11 @@ class Server:
         except UNAVAILABLE as error:  # their leases run out instead
             log.warning("cannot hand the races over (%s): other nodes take them in %s s", error, LEASE)
         self.held.clear()
+        if self.bots:
+            try:  # at once, rather than once this node's heartbeat is old
+                await self.store.drop_bots()
+            except UNAVAILABLE as error:
+                log.warning("cannot unlist this node's bots (%s): they drop out in %s s", error, LEASE)
         farewell = m.Error(code=ErrorCode.SHUTTING_DOWN, message="the server is shutting down; reconnect soon")
         self._broadcast(self.connections, farewell)
         closing = [asyncio.create_task(close_within(c.ws, 1001, "server shutting down")) for c in self.connections]
@@ -221,6 +236,7 @@ class Server:
             "races_watched": len(self.watchers),
             "races_held": len(self.held),
             "nodes_live": len(self.live_nodes),
+            "bots_connected": len(self.bots),
         }
         for status in Status:
             if status is Status.EXPIRED:  # an expired race leaves memory at once
@@ -339,6 +355,8 @@ class Server:
         peers.discard(conn)
         if not peers:
             self.by_player.pop(conn.player.id, None)
+        if conn.games and not self.closing:  # a node that stops unlists its bots all at once
+            self._spawn(self._list_bot(conn.player.id), ("bot", conn.player.id))
         if not self.closing:  # a node that stops hands over all at once
             self._spawn(self._went_away(conn.player.id, last=not peers), ("away", conn.player.id))
 
@@ -362,6 +380,7 @@ class Server:
         problem = name_problem(msg.name)
         if problem is not None:
             raise ProtocolError(ErrorCode.BAD_NAME, problem)
+        games = _offered_games(msg)
         token = None
         if msg.token is None:
             wait = self.new_identities.wait(address, now)
@@ -384,6 +403,13 @@ class Server:
         conn.player = player
         self.by_player[player.id].add(conn)
         log.info("connection identified as %s", printable(player.name), extra=_ids(conn))
+        if games:
+            conn.games, conn.max_races = games, msg.max_races or 1
+            self.bots.add(player.id)
+            try:  # listed before the welcome: an invitation may follow at once
+                await self._list_bot(player.id)
+            except UNAVAILABLE as error:  # the next heartbeat lists it
+                log.warning("cannot list the bot yet (%s)", error, extra=_ids(conn))
         return m.Welcome(
             id=msg.id,
             player=player.id,
@@ -423,10 +449,12 @@ class Server:
                     page.append(((1, -race.created_at, race.id), race))
         shown = page[: msg.limit]
         more = len(page) > msg.limit
+        bots = None if msg.after is not None else [bot.listing() for bot in (await self._online_bots())[:MAX_LISTED]]
         return m.Races(
             id=msg.id,
             races=[race.summary(player.id) for _, race in shown],
             next=_cursor(shown[-1][0]) if more else None,
+            bots=bots,
         )
 
     async def on_create(self, conn: Connection, msg: m.Create) -> Message:
@@ -438,7 +466,7 @@ class Server:
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, str(error)) from None
         except BadOptions as error:
             raise ProtocolError(ErrorCode.BAD_OPTIONS, str(error)) from None
-        await self._check_race_limit(player)
+        await self._check_race_limit(conn)
         now = time.monotonic()
         wait = self.new_races.wait(player.id, now)
         if wait > 0:
@@ -474,13 +502,13 @@ class Server:
         player = self._player(conn)
         race_id = await self._race_of_code(conn, msg.code) if msg.code is not None else msg.race
         race = await self._get(race_id) if race_id else None
-        if race is None or (msg.code is None and not race.settings.public and race.seat_of(player.id) is None):
+        if race is None or (msg.code is None and not await self._may_name(race, player.id)):
             raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no open race with that id or code")
         async with self.race_locks[race.id]:
             if self.races.get(race.id) is not race:  # it was deleted or expired while this waited
                 raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no open race with that id or code")
             if race.seat_of(player.id) is None:
-                await self._check_race_limit(player)
+                await self._check_race_limit(conn)
                 joined_at = time.time()
 
                 def take_seat(race: Race) -> int:
@@ -498,8 +526,9 @@ class Server:
         async with self.race_locks[race.id]:
             if self.races.get(race.id) is not race:  # it was deleted or expired while this waited
                 raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
+            declined = race.seat_of(player.id) is None and race.invitation_of(player.id) is not None
             await self._change(race, lambda race: race.leave(player.id), gone=(player.id,))
-            log.info("race left", extra=Ids(race=race.id, player=player.id))
+            log.info("invitation declined" if declined else "race left", extra=Ids(race=race.id, player=player.id))
         return m.Ok(id=msg.id)
 
     async def on_ready(self, conn: Connection, msg: m.Ready) -> Message:
@@ -539,7 +568,10 @@ class Server:
             try:
                 if draft.seats:
                     seated = [seat.player for seat in draft.seats] != [seat.player for seat in race.seats]
-                    draft.version = await self.store.save_race(draft, gone, reindex=seated)
+                    invited = [(i.player, i.expires_at) for i in draft.invited] != [
+                        (i.player, i.expires_at) for i in race.invited
+                    ]
+                    draft.version = await self.store.save_race(draft, gone, reindex=seated or invited)
                 else:
                     await self.store.delete_race(draft, gone)
             except VersionConflict:
@@ -587,6 +619,7 @@ class Server:
         if before in (Status.OPEN, Status.COUNTDOWN):
             race.seats = [replace(seat) for seat in new.seats]
         race.starts_at, race.joined_at = new.starts_at, new.joined_at
+        race.invited = [replace(invitation) for invitation in new.invited]
         if new.status in (Status.RUNNING, Status.FINISHED) and before in (Status.OPEN, Status.COUNTDOWN):
             if all(seat.state is not None for seat in race.seats):  # this node's own start: dealt already
                 race.status, race.started_at, race.deadline = Status.RUNNING, new.started_at, new.deadline
@@ -871,6 +904,122 @@ class Server:
     async def on_ping(self, conn: Connection, msg: m.Ping) -> Message:
         return m.Pong(id=msg.id, time=time.time())
 
+    # --- bots ------------------------------------------------------------------------
+
+    async def on_invite(self, conn: Connection, msg: m.Invite) -> Message:
+        """Keep a free seat of the requester's open race for a bot, and tell the bot (on
+        whatever node its connections are). Inviting a bot invited already renews the
+        invitation and tells it again; inviting a bot seated already changes nothing."""
+        player = self._player(conn)
+        race = await self._known(msg.race)
+        async with self.race_locks[race.id]:
+            if self.races.get(race.id) is not race:  # it was deleted or expired while this waited
+                raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
+            if race.seat_of(player.id) is None:
+                raise ProtocolError(ErrorCode.NOT_SEATED, "only a racer seated in the race may invite to it")
+            if race.status is not Status.OPEN:
+                raise ProtocolError(ErrorCode.RACE_STARTED, "the race has started: it takes no more players")
+            bot = choose(await self._online_bots(), msg.bot, race, self.rng)
+            if race.seat_of(bot.player) is None:
+                expires_at = time.time() + self.config.invite_timeout
+                await self._change(race, lambda race: race.invite(bot.player, bot.name, expires_at))
+                self.metrics.invitations += 1
+                log.info("bot %s invited", bot.player, extra=Ids(race=race.id, player=player.id))
+                await self._send_invitation(bot, race, player.name)
+        return m.RaceInfo(id=msg.id, race=race.summary(player.id))
+
+    async def _may_name(self, race: Race, player: str) -> bool:
+        """Whether ``player`` may join ``race`` by its id: it is public, or they are seated in
+        it or invited to it (as the store has it: this node's copy may lag an invitation)."""
+        if race.settings.public or race.seat_of(player) is not None or race.invitation_of(player) is not None:
+            return True
+        await self._refresh(race)
+        return race.invitation_of(player) is not None
+
+    async def _online_bots(self) -> list[OnlineBot]:
+        """The bots with a connection on a live node, and how busy each is."""
+        bots = merge(await self.store.online_bots(self.live_nodes))
+        for bot, busy in zip(bots, await self.store.busy([bot.player for bot in bots], time.time()), strict=True):
+            bot.busy = busy
+        return bots
+
+    def _bot_offer(self, player: str) -> dict[str, Any] | None:
+        """What ``player``'s bot connections to this node offer (``None``: they offer nothing)."""
+        offering = [conn for conn in self.by_player.get(player, ()) if conn.games]
+        if not offering:
+            return None
+        latest = max(offering, key=lambda conn: conn.number)
+        assert latest.player is not None
+        games = set().union(*(conn.games for conn in offering))
+        return offer(games, max(conn.max_races for conn in offering), latest.player.name)
+
+    async def _list_bot(self, player: str) -> None:
+        """Bring this node's entry for ``player`` in Redis up to date with its connections here."""
+        async with self.bots_written:
+            entry = self._bot_offer(player)
+            if entry is not None:
+                await self.store.put_bots({player: entry}, BOT_LISTING, every=False)
+            else:
+                self.bots.discard(player)
+                await self.store.drop_bot(player)
+
+    async def _list_bots(self) -> None:
+        """Write this node's whole list of bots again (at each heartbeat): it lasts ``BOT_LISTING`` s."""
+        async with self.bots_written:
+            entries = {}
+            for player in list(self.bots):
+                entry = self._bot_offer(player)
+                if entry is None:
+                    self.bots.discard(player)
+                else:
+                    entries[player] = entry
+            await self.store.put_bots(entries, BOT_LISTING, every=True)
+
+    async def _send_invitation(self, bot: OnlineBot, race: Race, by: str) -> None:
+        """Send the bot its invitation to ``race``: on this node, or through the nodes its connections are on."""
+        invitation = race.invitation_of(bot.player)
+        assert invitation is not None
+        event = m.Invitation(race=race.summary(bot.player), by=by, expires_at=invitation.expires_at)
+        for node in bot.nodes:
+            if node == self.node:
+                self._deliver_invitation(bot.player, event)
+            else:
+                await self.store.send_to_node(node, ["i", self.node, bot.player, event.to_wire()])
+                self.metrics.events_published += 1
+
+    def _on_direct(self, event: list[Any]) -> None:
+        """An event another node sent to this node's own channel (see :mod:`parlour.server.bus`)."""
+        self.metrics.events_received += 1
+        if event[0] == "i":
+            _, _, player, wire = event
+            invitation = m.Invitation(race=wire["race"], by=wire["by"], expires_at=wire["expires_at"])
+            self._deliver_invitation(player, invitation)
+
+    def _deliver_invitation(self, player: str, invitation: m.Invitation) -> None:
+        """Send ``invitation`` to ``player``'s connections here that offer its game."""
+        game = invitation.race.get("game")
+        self._broadcast([c for c in self.by_player.get(player, ()) if game in c.games], invitation)
+
+    async def _lapse(self, race: Race, player: str) -> None:
+        """``player``'s invitation to ``race`` was not taken in time: it lapses (unless renewed)."""
+        async with self.race_locks[race.id]:  # not while a join, leave, ready or start is being stored
+            if self.races.get(race.id) is not race:
+                return
+
+            def lapse(race: Race) -> None:
+                if not race.lapse(player, time.time()):
+                    raise _Unchanged
+
+            try:
+                await self._change(race, lapse, gone=(player,))
+            except _Unchanged:  # taken, declined or renewed meanwhile
+                return
+            log.info("invitation of bot %s lapsed", player, extra=Ids(race=race.id))
+
+    def _lapses(self, race: Race) -> list[tuple[str, str, str]]:
+        """The keys of the race's invitation timers."""
+        return [("lapse", race.id, invitation.player) for invitation in race.invited]
+
     # --- the clock: on the node that holds the race's lease ---------------------------
 
     def _plan(self, race: Race) -> None:
@@ -880,6 +1029,9 @@ class Server:
         if race.status is Status.OPEN:
             self._cancel(("start", race.id))
             self._schedule_open_expiry(race)
+            for invitation in race.invited:
+                key = ("lapse", race.id, invitation.player)
+                self._schedule(key, invitation.expires_at, self._lapse, race, invitation.player)
         elif race.status is Status.COUNTDOWN:
             self._schedule(("start", race.id), race.starts_at or time.time(), self._start, race)
         elif race.status is Status.RUNNING:
@@ -1265,7 +1417,7 @@ class Server:
         self.race_locks.pop(race.id, None)
         self.draws.pop(race.id, None)
         self.replays.pop(race.id, None)
-        for key in [("start", race.id), ("open", race.id), ("abandoned", race.id)]:
+        for key in [("start", race.id), ("open", race.id), ("abandoned", race.id), *self._lapses(race)]:
             self._cancel(key)
         for index in range(len(race.seats)):
             self.history.pop((race.id, index), None)
@@ -1302,9 +1454,11 @@ class Server:
             if not watchers:
                 del self.watchers[race_id]
 
-    async def _check_race_limit(self, player: Player) -> None:
-        mine = await self.store.count_races(player.id)
-        if mine >= self.config.max_races:
+    async def _check_race_limit(self, conn: Connection) -> None:
+        """Refuse a new seat to a player with ``max_races`` unfinished races already (a bot
+        connection that offers more races at once may take that many)."""
+        mine = await self.store.count_races(self._player(conn).id)
+        if mine >= max(self.config.max_races, conn.max_races):
             raise ProtocolError(ErrorCode.TOO_MANY_RACES, f"you are already in {mine} races (the limit)")
 
     def _announce(self, race: Race) -> None:
@@ -1386,8 +1540,28 @@ class Server:
 
 def _draft(race: Race) -> Race:
     """A copy of ``race`` to try a change on: its own list of seats, copies of the seats
-    (sharing their games and logs, which a change before the start does not touch)."""
-    return replace(race, seats=[replace(seat) for seat in race.seats])
+    (sharing their games and logs, which a change before the start does not touch), and
+    copies of the invitations."""
+    return replace(race, seats=[replace(seat) for seat in race.seats], invited=[replace(i) for i in race.invited])
+
+
+class _Unchanged(Exception):
+    """Raised by a change that finds nothing to do: :meth:`Server._change` then saves nothing."""
+
+
+def _offered_games(msg: m.Hello) -> frozenset[str]:
+    """The games a hello offers to play as a bot (none: not offered); ``bad_message`` or
+    ``unknown_game`` if the offer is not one."""
+    if msg.games is None:
+        if msg.max_races is not None:
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "hello: 'max_races' goes with 'games'")
+        return frozenset()
+    if not msg.bot:
+        raise ProtocolError(ErrorCode.BAD_MESSAGE, "hello: only a bot offers 'games': say 'bot': true")
+    try:
+        return frozenset(get_game(name).name for name in msg.games)
+    except UnknownGame as error:
+        raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"hello: {error}") from None
 
 
 def _cursor(key: tuple[int, float, str]) -> str:

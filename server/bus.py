@@ -9,6 +9,12 @@ memory. Events are msgpack arrays whose first two items are the kind and the sen
   record: the race was deleted);
 - ``["a", node, player]``: ``player`` has no connection left on ``node``.
 
+Each node also subscribes to a channel of its own, for what is meant for its connections
+rather than for a race's followers:
+
+- ``["i", node, player, invitation]``: deliver ``invitation`` (the wire map of the
+  ``invitation`` event) to ``player``'s bot connections on this node.
+
 On a Redis Cluster a channel lives on the shard of its hash slot (the race's), so the bus
 keeps one subscriber connection per shard it needs, each read by a task of its own.
 
@@ -111,7 +117,8 @@ class _Shard:
 
 class Bus:
     """One node's subscriptions. ``on_event(race_id, event)`` gets every event another node
-    sent; ``on_gap()`` runs after events may have been lost."""
+    sent about a race; ``on_direct(event)`` every event sent on this node's own channel (once
+    :meth:`subscribe_node` ran); ``on_gap()`` runs after events may have been lost."""
 
     def __init__(
         self,
@@ -120,14 +127,25 @@ class Bus:
         node: str,
         on_event: Callable[[str, list[Any]], None],
         on_gap: Callable[[], Awaitable[None]],
+        on_direct: Callable[[list[Any]], None] = lambda _: None,
     ) -> None:
         self.client = client
         self.keys = keys
         self.node = node
         self.on_event = on_event
         self.on_gap = on_gap
+        self.on_direct = on_direct
         self.shards: dict[str, _Shard] = {}
         self.subscribed: dict[str, _Shard] = {}  # channel -> the shard it is subscribed on
+        self.own = keys.node_channel(node)
+        self._own = self.own.encode()
+
+    async def subscribe_node(self) -> None:
+        """Follow this node's own channel (for as long as the bus runs)."""
+        if self.own not in self.subscribed:
+            shard = self._shard(self.own)
+            self.subscribed[self.own] = shard
+            await shard.subscribe(self.own)
 
     async def subscribe(self, race_id: str) -> None:
         channel = self.keys.channel(race_id)
@@ -158,7 +176,10 @@ class Bus:
         if event[1] == self.node:
             return  # its own: already applied
         try:
-            self.on_event(self.keys.race_of_channel(channel), event)
+            if channel == self._own:
+                self.on_direct(event)
+            else:
+                self.on_event(self.keys.race_of_channel(channel), event)
         except Exception:
             log.exception("an event from node %s failed", event[1])
 

@@ -35,5 +35,6 @@ class Config:
     identity_burst: int = 60  # new identities one address may create at once
     race_rate: float = 0.5  # races per second one player may create on average
     race_burst: int = 30  # races one player may create at once
+    invite_timeout: float = 30.0  # seconds an invited bot has to take its seat before the invitation lapses
     # Proxies whose X-Forwarded-For is believed: the limits per address then count the client's.
     trusted_proxies: tuple[Network, ...] = ()

@@ -108,6 +108,8 @@ class Connection:
     number: int = 0  # counts connections since the server started; names this one in the log
     reaped: bool = False  # told it was idle, and closing
     address: str = ""  # the client's address, as the limits on identities and guesses count it
+    games: frozenset[str] = frozenset()  # a bot connection: the games it offers to play when invited
+    max_races: int = 0  # a bot connection: how many races it plays at once
 
     def __post_init__(self) -> None:
         self.tokens = float(self.burst)

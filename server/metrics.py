@@ -31,6 +31,7 @@ class Metrics:
         self.connections_total = 0
         self.replays_built = 0  # replays built from a race (then kept), not read back
         self.races_expired = 0
+        self.invitations = 0  # invitations sent to bots (renewals too)
         self.errors: Counter[str] = Counter()
         self._bucket_counts = [0] * (len(BUCKETS) + 1)
         self._latency_sum = 0.0
@@ -58,6 +59,7 @@ class Metrics:
             "moves_crossed",
             "leases_taken",
             "leases_released",
+            "invitations",
         ):
             lines += [f"# TYPE parlour_{name}_total counter", f"parlour_{name}_total {getattr(self, name)}"]
         lines.append("# TYPE parlour_errors_total counter")

@@ -87,6 +87,19 @@ class Seat:
 
 
 @dataclass
+class Invitation:
+    """A free seat of an open race offered to a bot until ``expires_at`` (unix time): the seat
+    is kept for it, and it may join the race even if the race is private."""
+
+    player: str
+    name: str
+    expires_at: float
+
+    def to_map(self) -> dict[str, Any]:
+        return {"player": self.player, "name": self.name, "expires_at": self.expires_at}
+
+
+@dataclass
 class Race:
     """A race and its seats. Methods check the rules of the race, not of the game."""
 
@@ -105,6 +118,8 @@ class Race:
     salt: bytes | None = None
     results: list[dict[str, Any]] | None = None
     joined_at: float | None = None  # when a player last took a seat (None: not since the creation)
+    # Pending invitations, oldest first; each keeps a seat free (seats taken + invited <= seats).
+    invited: list[Invitation] = field(default_factory=list)
     # When the race stopped taking entries (its deadline, or its last game's end), if it did:
     # it then finishes as of this time, once the entries already on their way are stored.
     closed_at: float | None = None
@@ -124,20 +139,60 @@ class Race:
 
     # --- the lobby -------------------------------------------------------------------
 
+    def invitation_of(self, player: str) -> Invitation | None:
+        return next((invitation for invitation in self.invited if invitation.player == player), None)
+
     def join(self, player: str, name: str, bot: bool) -> int:
-        """Seat ``player``; return the seat. Joining twice returns the same seat."""
+        """Seat ``player``; return the seat. Joining twice returns the same seat. An invited
+        player takes the seat kept for them (and the invitation is used up)."""
         index = self.seat_of(player)
         if index is not None:
             return index
         if self.status is not Status.OPEN:
             raise ProtocolError(ErrorCode.RACE_STARTED, "the race has started; watch it instead")
-        if len(self.seats) >= self.settings.seats:
-            raise ProtocolError(ErrorCode.RACE_FULL, f"all {self.settings.seats} seats are taken")
+        invitation = self.invitation_of(player)
+        if invitation is not None:
+            self.invited.remove(invitation)
+        elif len(self.seats) + len(self.invited) >= self.settings.seats:
+            kept = f" ({len(self.invited)} kept for invited bots)" if self.invited else ""
+            raise ProtocolError(ErrorCode.RACE_FULL, f"all {self.settings.seats} seats are taken{kept}")
         self.seats.append(Seat(player, name, bot))
         return len(self.seats) - 1
 
+    def invite(self, player: str, name: str, expires_at: float) -> bool:
+        """Keep a free seat for ``player`` (a bot) until ``expires_at``; return whether this is
+        news (False: ``player`` is seated already). Inviting again renews the invitation.
+
+        Raises ``race_started`` (not open) or ``race_full`` (no seat left to keep).
+        """
+        if self.seat_of(player) is not None:
+            return False
+        if self.status is not Status.OPEN:
+            raise ProtocolError(ErrorCode.RACE_STARTED, "the race has started: it takes no more players")
+        invitation = self.invitation_of(player)
+        if invitation is not None:
+            invitation.expires_at = expires_at
+            invitation.name = name
+            return True
+        if len(self.seats) + len(self.invited) >= self.settings.seats:
+            raise ProtocolError(ErrorCode.RACE_FULL, "no seat is free: every seat is taken or kept for an invited bot")
+        self.invited.append(Invitation(player, name, expires_at))
+        return True
+
+    def lapse(self, player: str, now: float) -> bool:
+        """Drop ``player``'s invitation if it expired by ``now``; return whether it did."""
+        invitation = self.invitation_of(player)
+        if invitation is None or invitation.expires_at > now:
+            return False
+        self.invited.remove(invitation)
+        return True
+
     def leave(self, player: str) -> None:
-        """Give up a seat before the start (a countdown stops)."""
+        """Give up a seat before the start (a countdown stops), or decline an invitation."""
+        invitation = self.invitation_of(player)
+        if invitation is not None and self.seat_of(player) is None:
+            self.invited.remove(invitation)
+            return
         index = self._seated(player)
         if self.status not in (Status.OPEN, Status.COUNTDOWN):
             raise ProtocolError(ErrorCode.RACE_STARTED, "the race has started: concede instead")
@@ -167,6 +222,7 @@ class Race:
         self.status = Status.RUNNING
         self.started_at = now
         self.deadline = now + self.settings.time_limit
+        self.invited = []  # none can be pending (they keep seats free), and none is taken now
         first = self.game.deal(self.seed, self.settings.options)
         for seat in self.seats:
             seat.state, seat.earlier, seat.moves, seat.log = first, [], 0, []
@@ -298,6 +354,8 @@ class Race:
         for key in ("starts_at", "started_at", "deadline", "ended_at"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if self.invited:
+            out["invited"] = [invitation.to_map() for invitation in self.invited]
         if self.commitment is not None:
             out["commitment"] = self.commitment
         if for_player is not None and self.seat_of(for_player) is not None:
@@ -350,4 +408,16 @@ def rank(game: Game[Any], seats: Sequence[Seat], started_at: float) -> list[dict
     return [{"place": place, **result} for place, result in enumerate(ranked, 1)]
 
 
-__all__ = ["CODE_LENGTH", "CONCEDE_WIRE", "UNDO", "Race", "Seat", "Settings", "Status", "new_code", "rank", "read_code"]
+__all__ = [
+    "CODE_LENGTH",
+    "CONCEDE_WIRE",
+    "UNDO",
+    "Invitation",
+    "Race",
+    "Seat",
+    "Settings",
+    "Status",
+    "new_code",
+    "rank",
+    "read_code",
+]

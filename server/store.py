@@ -33,6 +33,14 @@ unfinished races), ``P:online:<id>`` (hash node -> the player's connections ther
 ``P:{leases}`` (race -> when its lease runs out), ``P:{leases}:holders`` (race -> node) and
 ``P:{leases}:nodes`` (node -> its last heartbeat), written once a second by each node.
 
+Bots: ``P:bots:<node>`` (hash player -> msgpack ``{name, games, max_races}``) lists the bots
+with a connection on that node; the node writes it again at every heartbeat and it expires
+soon after the node stops beating, and readers count only the nodes whose heartbeat is
+recent, so a dead node's bots vanish with it. ``P:player:<id>:invited`` (sorted set race ->
+when the invitation expires) counts the bot's pending invitations beside its seats.
+``P:node:<node>:events`` is the node's own channel (sharded pub/sub): invitations for the
+bots connected there.
+
 Writes to races (entry appends, record saves, closes) are batched (group commit): one batch at
 a time is in Redis, and every write made meanwhile waits to go in the next one. On one Redis a
 batch is a single script call; on a Cluster it is one call per race, sent together.
@@ -55,7 +63,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from parlour.server.race import Race, Seat, Settings, Status
+from parlour.server.race import Invitation, Race, Seat, Settings, Status
 
 DEFAULT_PREFIX = "parlour"
 MIN_REDIS = 7  # the major version of Redis that has sharded pub/sub (Valkey reports 7.2 and later)
@@ -195,6 +203,20 @@ return 1
 _READ = """
 return {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}
 """
+# Write a node's bots: KEYS = the node's bots hash; ARGV = its lifetime in ms, "all" (these are
+# all of them: the others go) or "some", then player, entry, player, entry, ...
+_BOTS = """
+if ARGV[2] == 'all' then
+  redis.call('DEL', KEYS[1])
+end
+for i = 3, #ARGV, 2 do
+  redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
+end
+if #ARGV > 2 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return 1
+"""
 # One connection fewer: KEYS = the player's presence hash; ARGV = node.
 _AWAY = """
 if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) <= 0 then
@@ -286,6 +308,15 @@ class Keys:
     def online(self, player_id: str) -> str:
         return f"{self.prefix}:online:{player_id}"
 
+    def invited(self, player_id: str) -> str:
+        return f"{self.prefix}:player:{player_id}:invited"
+
+    def bots(self, node: str) -> str:
+        return f"{self.prefix}:bots:{node}"
+
+    def node_channel(self, node: str) -> str:
+        return f"{self.prefix}:node:{node}:events"
+
     def token(self, digest: str) -> str:
         return f"{self.prefix}:token:{digest}"
 
@@ -337,6 +368,7 @@ class Store:
         self._take = client.register_script(_TAKE)
         self._give = client.register_script(_GIVE)
         self._away = client.register_script(_AWAY)
+        self._bots = client.register_script(_BOTS)
 
     async def ping(self) -> bool:
         return bool(await self.redis.ping())
@@ -398,6 +430,52 @@ class Store:
         counts = await self.redis.hgetall(self.keys.online(player))  # type: ignore[misc]
         return any(node.decode() in live_nodes and int(count) > 0 for node, count in counts.items())
 
+    # --- bots ------------------------------------------------------------------------
+
+    async def put_bots(self, entries: dict[str, dict[str, Any]], lifetime: float, every: bool) -> None:
+        """List ``entries`` (player -> ``{name, games, max_races}``) as this node's bots for
+        ``lifetime`` seconds; ``every``: these are all of them (the others are dropped)."""
+        args: list[Any] = [int(lifetime * 1000), "all" if every else "some"]
+        for player, entry in entries.items():
+            args += [player, msgpack.packb(entry)]
+        await self._bots(keys=[self.keys.bots(self.node)], args=args)
+
+    async def drop_bot(self, player: str) -> None:
+        """``player`` is no longer a bot online on this node."""
+        await self.redis.hdel(self.keys.bots(self.node), player)  # type: ignore[misc]
+
+    async def drop_bots(self) -> None:
+        """This node has no bot any more (it stops)."""
+        await self.redis.delete(self.keys.bots(self.node))
+
+    async def online_bots(self, nodes: set[str]) -> list[tuple[str, str, dict[str, Any]]]:
+        """The bots listed by ``nodes`` (the live ones): (node, player, entry) for each."""
+        ordered = sorted(nodes)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for node in ordered:
+                pipe.hgetall(self.keys.bots(node))
+            tables = await pipe.execute()
+        return [
+            (node, player.decode(), msgpack.unpackb(entry))
+            for node, table in zip(ordered, tables, strict=True)
+            for player, entry in table.items()
+        ]
+
+    async def busy(self, players: list[str], now: float) -> list[int]:
+        """For each of ``players``: its unfinished races plus its invitations pending at ``now``."""
+        if not players:
+            return []
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for player in players:
+                pipe.scard(self.keys.player_races(player))
+                pipe.zcount(self.keys.invited(player), f"({now!r}", "+inf")
+            counts = await pipe.execute()
+        return [int(counts[i]) + int(counts[i + 1]) for i in range(0, len(counts), 2)]
+
+    async def send_to_node(self, node: str, event: list[Any]) -> None:
+        """Publish ``event`` on ``node``'s own channel (see :mod:`parlour.server.bus`)."""
+        await self.redis.spublish(self.keys.node_channel(node), msgpack.packb(event))  # type: ignore[misc]
+
     # --- races -----------------------------------------------------------------------
 
     async def save_race(self, race: Race, gone: tuple[str, ...] = (), reindex: bool = True) -> int:
@@ -455,18 +533,27 @@ class Store:
         :meth:`unfinished_races` (which drops what it finds stale), puts them right.
         """
         keys, players = self.keys, [seat.player for seat in race.seats]
+        # A bot's pending invitations count as its races do (see busy): an invitation leaves the
+        # count when it is taken (the bot is seated), declined or lapsed (``gone``), or expires.
+        # Entries long expired are cleared as new ones come.
+        uninvited = [["ZREM", keys.invited(player), race.id] for player in (*players, *gone)]
         if present and race.status is not Status.FINISHED:
             commands = [["SADD", keys.active, race.id], ["SET", keys.code(race.code), race.id]]
             if race.settings.public:
                 commands.append(["ZADD", keys.listed, repr(race.created_at), race.id])
             commands += [["SADD", keys.player_races(player), race.id] for player in players]
             commands += [["SREM", keys.player_races(player), race.id] for player in gone]
-            return commands
+            for invitation in race.invited:
+                key = keys.invited(invitation.player)
+                commands.append(["ZREMRANGEBYSCORE", key, "-inf", repr(invitation.expires_at - 3600)])
+                commands.append(["ZADD", key, repr(invitation.expires_at), race.id])
+            return commands + uninvited
         commands = [["SREM", keys.active, race.id], ["ZREM", keys.listed, race.id], ["DEL", keys.code(race.code)]]
         if present:
             commands.append(["ZADD", keys.finished_races, repr(race.ended_at or time.time()), race.id])
         commands += [["SREM", keys.player_races(player), race.id] for player in (*players, *gone)]
-        return commands
+        commands += [["ZREM", keys.invited(invitation.player), race.id] for invitation in race.invited]
+        return commands + uninvited
 
     def append(
         self, race_id: str, seat: int, expected: int, entry: list[Any], finished_at: float | None = None
@@ -737,6 +824,7 @@ def encode_race(race: Race) -> dict[str, Any]:
         "salt": None if race.salt is None else race.salt.hex(),
         "results": race.results,
         "joined_at": race.joined_at,
+        "invited": [[x.player, x.name, x.expires_at] for x in race.invited],
     }
 
 
@@ -758,4 +846,5 @@ def decode_race(data: dict[str, Any]) -> Race:
         salt=None if data["salt"] is None else bytes.fromhex(data["salt"]),
         results=data["results"],
         joined_at=data.get("joined_at"),  # absent from records of older servers
+        invited=[Invitation(*x) for x in data.get("invited", ())],  # likewise
     )

@@ -31,8 +31,9 @@ def value_for(hint: Any, bounds: tuple[int, int] | None) -> st.SearchStrategy[An
         return st.floats(0, 1e9, allow_nan=False)
     if kind is str:
         return st.text(min_size=lo, max_size=min(hi, 40))
-    if kind is list:
-        return st.lists(scalars, min_size=lo, max_size=min(hi, 4))
+    if kind is list:  # items of the list's type where it names one (list[str]), else any scalars
+        items = value_for(args[0], None) if args and args[0] is not Any else scalars
+        return st.lists(items, min_size=lo, max_size=min(hi, 4))
     if kind is dict:
         return st.dictionaries(st.text(max_size=8), scalars, min_size=lo, max_size=min(hi, 4))
     raise AssertionError(hint)
