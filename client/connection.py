@@ -94,6 +94,8 @@ MAX_DELAY = 2.0  # the longest wait between two attempts
 HANDSHAKE_TIMEOUT = 10.0  # seconds for the websocket opening and for each handshake reply
 
 R = TypeVar("R", bound=m.Message)
+# Refusals of a resuming hello that pass: a node shutting down is replaced by another, or restarts.
+RETRIED = (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE, ErrorCode.SHUTTING_DOWN)
 E = TypeVar("E")
 
 
@@ -628,7 +630,7 @@ class Client:
                 ws = await self._reopen(max(0.1, min(HANDSHAKE_TIMEOUT, deadline - loop.time())))
                 break
             except ClientError as error:
-                if error.code not in (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE):  # else try again later
+                if error.code not in RETRIED:  # else try again later
                     raise Disconnected(f"the server refused to resume: {error}") from error
                 last, wait = error, max(delay, error.retry_after or 0)
             except (OSError, InvalidHandshake, TimeoutError, ConnectionClosed) as error:
