@@ -41,6 +41,8 @@ Choices this module makes:
   cell), ``foundations`` (the top card of each suit's pile, in suit order C D H S),
   ``discard`` (every discard card, bottom to top: each was dealt face up) and ``deck``
   (a count only).
+- Drawing a state from a view (``Game.draw``): the cards the view does not show are
+  shuffled into the deck.
 
 Text layout::
 
@@ -60,6 +62,7 @@ the whole state.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -202,6 +205,28 @@ class Carpet(Game[CarpetState]):
             "discard": [TEXT[c] for c in state.discard],
             "deck": len(state.deck),
         }
+
+    def _draw(self, view: Mapping[str, Any], rng: random.Random) -> CarpetState:
+        board = view["board"]
+        seen: dict[Card, int] = {}
+        tops = parse_cards(board["foundations"], seen)
+        foundations = tuple(RANK[c] for c in tops)
+        parse_cards([TEXT[s * 13 + r] for s, top in enumerate(foundations) for r in range(top - 1)], seen)
+        carpet = tuple(
+            EMPTY if text is None else parse_cards([text], seen)[0] for row in board["carpet"] for text in row
+        )
+        discard = tuple(parse_cards(board["discard"], seen))
+        deck = [c for c in standard_deck() if c not in seen]
+        if (
+            view["game"] != self.name
+            or [SUIT[c] for c in tops] != [0, 1, 2, 3]
+            or len(carpet) != CELLS
+            or len(deck) != board["deck"]
+        ):
+            raise BadLayout("not a player's view of a Carpet game")
+        rng.shuffle(deck)
+        ended = None if view["ended"] is None else Ending(view["ended"])
+        return CarpetState(dict(view["options"]), carpet, tuple(deck), discard, foundations, ended)
 
     def render(self, view: Mapping[str, Any]) -> str:
         board = view["board"]

@@ -33,6 +33,9 @@ Choices this module makes:
   no pile top or waste top is one rank above the top of a pile holding fewer than 13.
 - The view shows every pile and the whole waste (every waste card was turned face
   up) and the stock as a count. Two decks share text forms, so texts may repeat.
+- Drawing a state from a view (``Game.draw``): the cards the view does not show are
+  shuffled into the stock. The view cannot tell the decks apart, so a drawn state gives
+  the first copy of a text read (piles p1-p8, then the waste) deck 0's card.
 
 Text layout (``to_text`` / ``from_text``)::
 
@@ -52,6 +55,7 @@ consecutive ranks going up (with K to A allowed) of at most 13 cards.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
@@ -218,6 +222,18 @@ class GermanPatience(Game[GermanPatienceState]):
             "waste": [TEXT[c] for c in state.waste],
             "stock": len(state.stock),
         }
+
+    def _draw(self, view: Mapping[str, Any], rng: random.Random) -> GermanPatienceState:
+        board = view["board"]
+        seen: dict[Card, int] = {}
+        piles = tuple(tuple(parse_cards(pile, seen, decks=2)) for pile in board["piles"])
+        waste = tuple(parse_cards(board["waste"], seen, decks=2))
+        stock = [c + 52 * deck for c in range(52) for deck in range(seen.get(c, 0), 2)]
+        if view["game"] != self.name or len(piles) != PILES or len(stock) != board["stock"]:
+            raise BadLayout("not a player's view of a German Patience game")
+        rng.shuffle(stock)
+        ended = None if view["ended"] is None else Ending(view["ended"])
+        return GermanPatienceState(dict(view["options"]), piles, tuple(stock), waste, ended)
 
     def render(self, view: Mapping[str, Any]) -> str:
         board = view["board"]

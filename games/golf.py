@@ -22,6 +22,8 @@ Choices this module makes:
   ``3`` or ``p3`` for ``play p3``.
 - The view shows every pile, the whole waste (every waste card was face up) and the
   stock as a count.
+- Drawing a state from a view (``Game.draw``): the cards the view does not show are
+  shuffled into the stock.
 
 Text layout: the format other Golf solvers read and write::
 
@@ -37,6 +39,7 @@ appears nowhere else under the waste top, in card order.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -125,6 +128,18 @@ class Golf(Game[GolfState]):
             "waste": [TEXT[c] for c in state.waste],
             "stock": len(state.stock),
         }
+
+    def _draw(self, view: Mapping[str, Any], rng: random.Random) -> GolfState:
+        board = view["board"]
+        seen: dict[Card, int] = {}
+        piles = tuple(tuple(parse_cards(pile, seen)) for pile in board["piles"])
+        waste = tuple(parse_cards(board["waste"], seen))
+        stock = [c for c in standard_deck() if c not in seen]
+        if view["game"] != self.name or len(piles) != PILES or not waste or len(stock) != board["stock"]:
+            raise BadLayout("not a player's view of a Golf game")
+        rng.shuffle(stock)
+        ended = None if view["ended"] is None else Ending(view["ended"])
+        return GolfState(dict(view["options"]), piles, tuple(stock), waste, ended)
 
     def render(self, view: Mapping[str, Any]) -> str:
         board = view["board"]
