@@ -63,6 +63,9 @@ Choices this module makes:
   ``waste`` (every waste card, bottom to top: all were seen face up), ``stock`` (a
   count) and ``vacancy``: which source may fill a vacant pile now, ``"reserve"``,
   ``"waste"`` or ``"any"``.
+- Drawing a state from a player's view (``Game.draw``): the stock is the only hidden
+  place, so the cards the view does not show (on a foundation, in a reserve, a pile or
+  the waste) are shuffled with the caller's ``random.Random`` into the stock.
 
 Text layout (``to_text`` / ``from_text``), one ``Name: cards`` line each, cards
 bottom to top unless said otherwise::
@@ -84,6 +87,7 @@ counter is needed: which source may fill a vacancy follows from the position.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -103,6 +107,7 @@ FOUNDATION = "f"
 # Single-card sources, indexed 0 (r1), 1 (r2), 2 (w).
 SINGLE_NAMES = (*RESERVE_NAMES, WASTE)
 PLACES = (*RESERVE_NAMES, WASTE, FOUNDATION, *PILE_NAMES)
+_CARD = {TEXT[c]: c for c in range(52)}
 _PILE_INDEX = {name: i for i, name in enumerate(PILE_NAMES)}
 _RESERVE_INDEX = {name: i for i, name in enumerate(RESERVE_NAMES)}
 _PLACE_SET = frozenset(PLACES)
@@ -525,6 +530,34 @@ class Gate(Game[GateState]):
             tuple(found_lines["waste"]),
         )
         return _settle(state)
+
+    def _draw(self, view: Mapping[str, Any], rng: random.Random) -> GateState:
+        try:
+            if view["game"] != self.name:
+                raise BadLayout(f"not a view of {self.name}: {view['game']!r}")
+            board = view["board"]
+            found = tuple(0 if top is None else RANK[_CARD[top]] for top in board["foundations"])
+            r1, r2 = (tuple(_CARD[t] for t in reserve) for reserve in board["reserves"])
+            piles = tuple(tuple(_CARD[t] for t in pile) for pile in board["piles"])
+            waste = tuple(_CARD[t] for t in board["waste"])
+            stock_size = board["stock"]
+            ended = None if view["ended"] is None else Ending(view["ended"])
+        except (KeyError, TypeError, ValueError) as error:
+            raise BadLayout(f"not a player's view of {self.name}: {error!r}") from None
+        if len(found) != 4 or len(piles) != PILES:
+            raise BadLayout(f"not a player's view of {self.name}: wrong number of foundations or piles")
+        shown = set(_foundation_cards(found))
+        for part in (r1, r2, waste, *piles):
+            shown.update(part)
+        stock = [c for c in range(52) if c not in shown]
+        if len(stock) != stock_size:
+            raise BadLayout(f"the view's stock holds {stock_size} cards but {len(stock)} are unseen")
+        rng.shuffle(stock)
+        runs = tuple(_run(pile) if pile else 0 for pile in piles)
+        found_t = (found[0], found[1], found[2], found[3])
+        return GateState(
+            self.resolve_options(view["options"]), (r1, r2), piles, runs, found_t, tuple(stock), waste, ended
+        )
 
     def cards(self, state: GateState) -> list[Card]:
         out = _foundation_cards(state.foundations)

@@ -60,6 +60,12 @@ Choices this module makes:
   ``None``), ``stock`` (a count), ``waste`` (every waste card, bottom to top: all were seen
   face up), ``columns`` (for each column ``{"down": count, "up": [cards, bottom to top]}``)
   and ``idle`` (the counter above: at 1 the next turnover ends the game).
+- Drawing a state from a player's view (``Game.draw``): the cards the view does not show
+  (neither on a foundation, in the waste nor face up) are shuffled with the caller's
+  ``random.Random`` and dealt into the hidden places, uniformly: each column's face-down
+  cards (c1 to c7, bottom to top), then the stock (next turned first). The view hides the
+  stock's order even after a turnover; a player who remembers the waste knows it, and may
+  constrain its own draws.
 
 Text layout::
 
@@ -82,6 +88,7 @@ no face-up card is refused.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -109,6 +116,7 @@ from parlour.games.shuffle import shuffle
 COLUMNS = 7
 COLUMN_NAMES = tuple(f"c{i + 1}" for i in range(COLUMNS))
 _COLUMN_INDEX = {name: i for i, name in enumerate(COLUMN_NAMES)}
+_CARD = {TEXT[c]: c for c in range(52)}
 WASTE = "w"
 TURN_SIZE = 3
 SEQUENCES = ("alternate", "any", "suit")
@@ -535,6 +543,39 @@ class TheChance(Game[ChanceState]):
             opts, down_t, up_t, found_t, headers["stock"], waste, idle, Ending.STUCK if idle >= 2 else None
         )
         return _settle(state)
+
+    def _draw(self, view: Mapping[str, Any], rng: random.Random) -> ChanceState:
+        try:
+            if view["game"] != self.name:
+                raise BadLayout(f"not a view of {self.name}: {view['game']!r}")
+            board = view["board"]
+            options = self.resolve_options(view["options"])
+            found = tuple(0 if top is None else RANK[_CARD[top]] for top in board["foundations"])
+            waste = tuple(_CARD[t] for t in board["waste"])
+            ups = tuple(tuple(_CARD[t] for t in col["up"]) for col in board["columns"])
+            downs = [col["down"] for col in board["columns"]]
+            stock_size = board["stock"]
+            ended = None if view["ended"] is None else Ending(view["ended"])
+            idle = board["idle"]
+        except (KeyError, TypeError, ValueError) as error:
+            raise BadLayout(f"not a player's view of {self.name}: {error!r}") from None
+        if len(found) != 4 or len(ups) != COLUMNS or len(downs) != COLUMNS:
+            raise BadLayout(f"not a player's view of {self.name}: wrong number of foundations or columns")
+        shown = {s * 13 + r for s, n in enumerate(found) for r in range(n)}
+        shown.update(waste)
+        for up in ups:
+            shown.update(up)
+        unseen = [c for c in range(52) if c not in shown]
+        if len(unseen) != sum(downs) + stock_size:
+            raise BadLayout(f"the view hides {sum(downs) + stock_size} cards but leaves {len(unseen)} unseen")
+        rng.shuffle(unseen)
+        down = []
+        at = 0
+        for n in downs:
+            down.append(tuple(unseen[at : at + n]))
+            at += n
+        found_t = (found[0], found[1], found[2], found[3])
+        return ChanceState(options, tuple(down), ups, found_t, tuple(unseen[at:]), waste, idle, ended)
 
     def cards(self, state: ChanceState) -> list[Card]:
         out = [s * 13 + r for s, n in enumerate(state.found) for r in range(n)]

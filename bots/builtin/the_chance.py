@@ -1,0 +1,402 @@
+"""The built-in bots' play for The Chance (Klondike turning three, lay-offs automatic).
+
+What a player sees: every card but the face-down column cards and the stock's order. After one
+pass through the stock every stock card has been seen in the waste, and a turnover makes the stock
+the waste in turning order, so a player who remembers knows the stock from then on. Both bots
+remember it (:class:`_Memory`) and draw their worlds accordingly: the cards not yet seen go
+uniformly into the face-down places and the stock places not yet known.
+
+The search works on "macro moves": a card move now (waste to column, column to column), or some
+turns of the stock followed by playing the waste's new top card to a column, or the turns up to
+the first one that lays a card off. Turning that achieves nothing is never a node, so a line of
+play is a few dozen macro moves rather than hundreds of turns. Useless moves are pruned: a
+king-headed column that lies on no face-down card moved to an empty column, and a part of a
+column's sequence moved unless a card goes to a foundation or the card it uncovers can take a card
+that is in play (face up elsewhere, in the stock or the waste).
+
+- :class:`Greedy` looks one move ahead: it applies each legal move to one world drawn from the view
+  and takes the move that raises the heuristic :func:`worth` most; it turns the stock when no move
+  raises it, and concedes when nothing is left but shuffling cards between columns.
+- :class:`Search` is determinized search (perfect-information Monte Carlo): it draws a few worlds
+  from the view and its memory, runs a best-first search over macro moves in each (a budget of
+  expanded positions, ties broken towards shallower positions), takes for each first move the best
+  position it reaches, and plays the move whose mean over the worlds is best. The number of worlds
+  shrinks as the hidden cards do; with nothing hidden one world is searched.
+- :func:`ceiling` is a bounded best-first search on the real deal (every card seen): the best score
+  among the positions it reaches within :data:`CEILING_NODES` expansions. It is exact when it wins
+  or when the search exhausts every position before the budget runs out; otherwise a lower bound.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+from typing import Any
+
+from parlour.bots.base import Bot, Turn
+from parlour.games import CONCEDE, Ending, Move, Score
+from parlour.games.cards import KING, RANK, TEXT
+from parlour.games.the_chance import ACCEPTS, COLUMNS, THE_CHANCE, TURN, WASTE_MOVES, ChanceState
+
+_CARD = {TEXT[c]: c for c in range(52)}
+# What a win is worth beyond its 52 cards, in foundation cards: the score of a won game, less the
+# score of a lost one with 52 cards, divided by what one card adds to a lost game's score.
+WIN_BONUS = {"any": 0.0, "alternate": 42.0, "suit": 141.0}
+CEILING_NODES = 30_000
+
+# Weights of the heuristic, in foundation cards.
+W_DOWN = 0.6  # a face-down card
+W_TALON = 0.05  # a card in the stock or the waste
+W_EMPTY = 0.0  # an empty column
+
+
+def worth(state: ChanceState) -> float:
+    """How good ``state`` is, in foundation cards: the cards home, less what still stands in the way.
+
+    Reads only what the player sees (counts of hidden cards, never their faces), so it can judge a
+    drawn world without favouring what the draw happened to put face down.
+    """
+    n = state.found[0] + state.found[1] + state.found[2] + state.found[3]
+    if n == 52:
+        return 52.0 + WIN_BONUS[state.options["sequence"]]  # type: ignore[index]
+    down = 0
+    empty = 0
+    for d, u in zip(state.down, state.up, strict=True):
+        down += len(d)
+        if not u:
+            empty += 1
+    return n - W_DOWN * down - W_TALON * (len(state.stock) + len(state.waste)) + W_EMPTY * empty
+
+
+def _key(state: ChanceState) -> tuple[Any, ...]:
+    return (state.up, state.down, state.waste, state.stock, state.idle)
+
+
+def _seen_key(state: ChanceState) -> tuple[Any, ...]:
+    """The position as the player sees it (the idle counter aside)."""
+    return (state.up, state.waste, len(state.stock), tuple(len(d) for d in state.down))
+
+
+def children(state: ChanceState) -> list[tuple[Move, ChanceState]]:
+    """The macro moves from ``state``: (the first move to make, the position reached).
+
+    Card moves now; then the waste's top card after each further turn of the stock (turning stops
+    at the first turn that lays a card off, which is a macro move of its own, and before the turn
+    that would end the game).
+    """
+    if state.ended is not None:
+        return []
+    accepts = ACCEPTS[state.options["sequence"]]  # type: ignore[index]
+    apply = THE_CHANCE.apply
+    out: list[tuple[Move, ChanceState]] = []
+    found = state.found
+    in_play: set[int] | None = None
+    for move in THE_CHANCE.legal_moves(state):
+        if move.kind == "turn":
+            continue
+        if move.count:
+            src = int(move.src[1:]) - 1
+            col = state.up[src]
+            if move.count == len(col):
+                if not state.down[src] and not state.up[int(move.dst[1:]) - 1]:
+                    continue  # a king-headed column moved to an empty column changes nothing
+            else:
+                child = apply(state, move)
+                if child.found == found:
+                    if in_play is None:
+                        in_play = set(state.stock)
+                        in_play.update(state.waste)
+                        for i, u in enumerate(state.up):
+                            if i != src:
+                                in_play.update(u)
+                    if not (accepts[col[-move.count - 1]] & in_play):
+                        continue
+                out.append((move, child))
+                continue
+        out.append((move, apply(state, move)))
+    # Turning: the waste tops reachable by turning, before the game would end. The stock and the
+    # waste are one sequence, the waste its first p cards; turning moves p on by three, a
+    # turnover sets it back to 0 and counts one more idle turnover.
+    tops = [u[-1] if u else -1 for u in state.up]
+    talon = state.waste + state.stock
+    size = len(talon)
+    p = len(state.waste)
+    idle = state.idle
+    while size:
+        if p < size:
+            before = p, idle
+            p = min(p + 3, size)
+        else:
+            p = 0
+            idle += 1
+            if idle >= 2:
+                break
+            continue
+        card = talon[p - 1]
+        if card % 13 == found[card // 13]:
+            q, i = before
+            s = ChanceState(state.options, state.down, state.up, found, talon[q:], talon[:q], i)
+            out.append((TURN, apply(s, TURN)))
+            break
+        for k in range(COLUMNS):
+            top = tops[k]
+            if (card in accepts[top]) if top >= 0 else RANK[card] == KING:
+                s = ChanceState(state.options, state.down, state.up, found, talon[p:], talon[:p], idle)
+                out.append((TURN, apply(s, WASTE_MOVES[k])))
+        if p == len(state.waste) and idle > state.idle:
+            break  # round to where it started
+    return out
+
+
+def best_first(root: ChanceState, budget: int) -> tuple[dict[Move, float], float, bool]:
+    """Best-first search from ``root`` over macro moves, expanding at most ``budget`` positions.
+
+    Returns, for each first move, the best :func:`worth` of a position reached through it (less a
+    little per macro move, so that shorter lines win ties); the best score-worth found overall; and
+    whether the search was complete (every reachable position expanded, or a win found).
+    """
+    seen = {_key(root)}
+    heap: list[tuple[float, int, int, ChanceState, Move]] = []
+    best: dict[Move, float] = {}
+    top = worth(root)
+    tick = 0
+    for move, child in children(root):
+        key = _key(child)
+        if key in seen:
+            continue
+        seen.add(key)
+        w = worth(child)
+        tick += 1
+        heapq.heappush(heap, (-w, 1, tick, child, move))
+        value = w - 0.01
+        if value > best.get(move, -1e9):
+            best[move] = value
+    expanded = 0
+    while heap and expanded < budget:
+        negw, depth, _, state, first = heapq.heappop(heap)
+        if -negw > top:
+            top = -negw
+        if state.ended is Ending.WON:
+            return best, top, True
+        expanded += 1
+        for _, child in children(state):
+            key = _key(child)
+            if key in seen:
+                continue
+            seen.add(key)
+            w = worth(child)
+            tick += 1
+            heapq.heappush(heap, (-w, depth + 1, tick, child, first))
+            value = w - 0.01 * (depth + 1)
+            if value > best.get(first, -1e9):
+                best[first] = value
+    for negw, *_ in heap:
+        top = max(top, -negw)
+    return best, top, not heap
+
+
+class _Memory:
+    """The stock as far as the player knows it, next card first (``None`` where not yet seen).
+
+    Updated from each view and the move made on the one before: turning takes the stock's first
+    three cards, a turnover makes the stock the waste just seen. Anything unexpected (a view that
+    does not follow) forgets what was known.
+    """
+
+    def __init__(self) -> None:
+        self.stock: list[int | None] = []
+        self._last: tuple[Mapping[str, Any], Move] | None = None
+
+    def update(self, board: Mapping[str, Any]) -> None:
+        if self._last is not None:
+            before, move = self._last
+            if move == TURN:
+                if before["stock"]:
+                    self.stock = self.stock[3:]
+                else:
+                    self.stock = [_CARD[t] for t in before["waste"]]
+        if len(self.stock) != board["stock"]:
+            self.stock = [None] * board["stock"]
+
+    def made(self, board: Mapping[str, Any], move: Move) -> None:
+        self._last = (board, move)
+
+
+def draw(view: Mapping[str, Any], memory: _Memory, rng: Any) -> ChanceState:
+    """A world consistent with ``view`` and with the stock cards ``memory`` knows."""
+    state = THE_CHANCE.draw(view, rng)
+    known = memory.stock
+    if not any(c is not None for c in known):
+        return state
+    # Reshuffle: the known stock cards in their places, the rest of the hidden cards at random.
+    fixed = {c for c in known if c is not None}
+    loose = [c for d in state.down for c in d if c not in fixed]
+    loose += [c for c in state.stock if c not in fixed]
+    rng.shuffle(loose)
+    at = 0
+    down = []
+    for d in state.down:
+        down.append(tuple(loose[at : at + len(d)]))
+        at += len(d)
+    stock = []
+    for c in known:
+        if c is None:
+            stock.append(loose[at])
+            at += 1
+        else:
+            stock.append(c)
+    return ChanceState(
+        state.options, tuple(down), state.up, state.found, tuple(stock), state.waste, state.idle, state.ended
+    )
+
+
+class Greedy(Bot):
+    name = "greedy"
+    summary = "The Chance: the move that most improves cards home, face-down cards and the stock, one move ahead."
+    games = frozenset({"the-chance"})
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.memory = _Memory()
+        self.visited: set[tuple[Any, ...]] = set()
+
+    def choose(self, turn: Turn) -> Move:
+        board = turn.view["board"]
+        self.memory.update(board)
+        move = self._pick(turn)
+        self.memory.made(board, move)
+        return move
+
+    def _pick(self, turn: Turn) -> Move:
+        world = draw(turn.view, self.memory, self.rng)
+        self.visited.add(_seen_key(world))
+        here = worth(world)
+        best, chosen, neutral = 0.0, None, []
+        for move in turn.moves:
+            if move == TURN:
+                continue
+            after = THE_CHANCE.apply(world, move)
+            if _seen_key(after) in self.visited:
+                continue
+            gain = worth(after) - here
+            if gain > best + 1e-9:
+                best, chosen = gain, move
+            elif gain > -1e-9:
+                neutral.append(move)
+        if chosen is not None:
+            return chosen
+        return _keep_going(world, turn, neutral, self.rng)
+
+
+def _keep_going(world: ChanceState, turn: Turn, neutral: list[Move], rng: Any) -> Move:
+    """Nothing gains: turn the stock, unless that ends the game while a harmless card move is left.
+
+    A card move between passes keeps the game going (the game ends only after a whole pass in
+    which no card moved), and a new arrangement of the columns may let the next pass gain.
+    """
+    ends = not world.stock and world.idle >= 1
+    if TURN in turn.moves and not (ends and neutral):
+        return TURN
+    if neutral:
+        return rng.choice(neutral)
+    return TURN if TURN in turn.moves else CONCEDE
+
+
+class Search(Bot):
+    name = "search"
+    summary = "The Chance: best-first search over macro moves in several drawn worlds, remembering the stock."
+    games = frozenset({"the-chance"})
+
+    worlds = 4
+    budget = 60  # positions expanded per world
+    restarts = 40  # card moves made only to keep the game going, at most, per game
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.memory = _Memory()
+        self.visited: set[tuple[Any, ...]] = set()
+        self.barren: tuple[Any, ...] | None = None  # a position whose search found nothing to gain
+
+    def choose(self, turn: Turn) -> Move:
+        board = turn.view["board"]
+        self.memory.update(board)
+        move = self._pick(turn)
+        self.memory.made(board, move)
+        return move
+
+    def _pick(self, turn: Turn) -> Move:
+        world = draw(turn.view, self.memory, self.rng)
+        self.visited.add(_seen_key(world))
+        if len(turn.moves) == 1:
+            return turn.moves[0]
+        # Turning on from a position where nothing was found turns up no new card: nothing to find.
+        known = sum(c is not None for c in self.memory.stock)
+        sig = (world.up, world.found, known, frozenset(world.stock + world.waste))
+        if sig != self.barren:
+            move = self._search(turn, world)
+            if move is not None:
+                self.barren = None
+                return move
+            self.barren = sig
+        neutral: list[Move] = []
+        if self.restarts > 0 and not world.stock and world.idle >= 1:
+            here = worth(world)
+            for move in turn.moves:
+                if move != TURN:
+                    after = THE_CHANCE.apply(world, move)
+                    if worth(after) >= here - 1e-9 and _seen_key(after) not in self.visited:
+                        neutral.append(move)
+        move = _keep_going(world, turn, neutral, self.rng)
+        if move != TURN:
+            self.restarts -= 1
+            self.barren = None
+        return move
+
+    def _search(self, turn: Turn, first: ChanceState) -> Move | None:
+        """The best move by the mean over the worlds, or ``None`` if none gains anything."""
+        hidden = sum(len(d) for d in first.down) + sum(c is None for c in self.memory.stock)
+        n = self.worlds if hidden > 1 else 1
+        totals: dict[Move, float] = {}
+        here = 0.0
+        for i in range(n):
+            world = first if i == 0 else draw(turn.view, self.memory, self.rng)
+            here += worth(world)
+            values, _, _ = best_first(world, self.budget)
+            for move, value in values.items():
+                totals[move] = totals.get(move, 0.0) + value
+        if totals:
+            move, total = max(totals.items(), key=lambda item: item[1])
+            if total > here + 1e-6:
+                return move
+        return None
+
+
+def ceiling(state: ChanceState) -> Score | None:
+    """The best score reachable from ``state`` seeing every card: a bounded best-first search.
+
+    Exact when the deal is won or every reachable position was searched; otherwise the best score
+    among the positions expanded within :data:`CEILING_NODES` (a lower bound on the true ceiling).
+    """
+    best = state
+    seen = {_key(state)}
+    heap: list[tuple[float, int, ChanceState]] = [(-worth(state), 0, state)]
+    tick = 0
+    expanded = 0
+    while heap and expanded < CEILING_NODES:
+        _, _, s = heapq.heappop(heap)
+        if sum(s.found) > sum(best.found):
+            best = s
+            if s.ended is Ending.WON:
+                break
+        expanded += 1
+        for _, child in children(s):
+            key = _key(child)
+            if key in seen:
+                continue
+            seen.add(key)
+            tick += 1
+            heapq.heappush(heap, (-worth(child), tick, child))
+    for _, _, s in heap:
+        if sum(s.found) > sum(best.found):
+            best = s
+    return THE_CHANCE.score(best)
