@@ -49,6 +49,8 @@ Choices this module makes:
   exposed card of its parking run), but the check is made.
 - The view: ``columns`` and ``parking`` (lists of card texts, bottom to exposed), ``foundations`` (the top
   card of the C, D, H, S foundations, or None), ``opened`` (names of the parking spaces ever opened).
+- Drawing a state from a view (``Game.draw``): nothing is hidden, so the drawn state is the exact state
+  the view shows (the random source is not used).
 
 Text layout::
 
@@ -69,6 +71,7 @@ or a run; every parking space holding cards must be listed as opened. Three open
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -96,6 +99,7 @@ _OPENED_COUNT = tuple(bin(mask).count("1") for mask in range(1 << PARKING))
 _WIN_POINTS = (12, 10, 3)  # by parking spaces opened
 _SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 KINGS = tuple(suit * 13 + 12 for suit in range(4))
+_CARD_OF = {TEXT[c]: c for c in DECK}
 
 TO_FOUNDATION = tuple(Move("move", name, FOUNDATION) for name in PILE_NAMES)
 # MOVE[src][dst][count]: every counted move between two piles (count 0 unused).
@@ -313,6 +317,21 @@ class Cheer(Game[CheerState]):
             "foundations": [_foundation_top(s, n) for s, n in enumerate(state.foundations)],
             "opened": _opened_names(state.opened),
         }
+
+    def _draw(self, view: Mapping[str, Any], rng: random.Random) -> CheerState:
+        # Nothing is hidden: the view gives the whole state.
+        try:
+            board = view["board"]
+            piles = tuple(tuple(_CARD_OF[t] for t in pile) for pile in (*board["columns"], *board["parking"]))
+            found = tuple(0 if top is None else RANK[_CARD_OF[top]] - LOWEST + 1 for top in board["foundations"])
+            opened = sum(1 << PARKING_NAMES.index(name) for name in board["opened"])
+            ended = None if view["ended"] is None else Ending(view["ended"])
+            good = view["game"] == self.name and len(piles) == PILES and len(found) == len(_SUIT_NAMES)
+        except (KeyError, TypeError, ValueError, IndexError):
+            good = False
+        if not good:
+            raise BadLayout("not a player's view of a Cheer game")
+        return CheerState(self.resolve_options(view["options"]), piles, found, opened, ended)
 
     def render(self, view: Mapping[str, Any]) -> str:
         board = view["board"]

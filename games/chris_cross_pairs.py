@@ -67,6 +67,8 @@ Choices this module makes:
   ``round``, ``phase``, ``pairs_this_round``, ``emptied`` (cells emptied by casts this
   step, in cell order), ``slid`` (cells holding a card that slid this step) and
   ``can_cast`` (whether casting is still allowed in this step).
+- Drawing a state from a view (``Game.draw``): the grid, waste and step as shown; the stock is the
+  cards seen nowhere (neither in the grid nor in the waste) in a random order.
 
 Text layout::
 
@@ -92,6 +94,7 @@ position had just been reached.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from operator import getitem, itemgetter
@@ -151,6 +154,7 @@ FROM_ROW_MAJOR = itemgetter(*(r * SIZE + c for c in range(SIZE) for r in range(S
 _is_card = EMPTY.__lt__  # card >= 0
 PADDING = tuple((EMPTY,) * (SIZE - n) for n in range(SIZE + 1))
 CANDIDATES = (*PAIR_MOVE, *SLIDE.values(), SETTLE)
+_CELL_OF: dict[str | None, Card] = {None: EMPTY, **{TEXT[c]: c for c in range(52)}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -397,6 +401,31 @@ class ChrisCrossPairs(Game[ChrisCrossState]):
             "slid": [CELL_NAMES[i] for i in range(CELLS) if state.slid >> i & 1],
             "can_cast": not state.slid,
         }
+
+    def _draw(self, view: Mapping[str, Any], rng: random.Random) -> ChrisCrossState:
+        # Only the stock's order is hidden: its cards are those the grid and the waste do not show.
+        try:
+            board = view["board"]
+            rows = board["rows"]
+            grid = tuple(_CELL_OF[rows[i % SIZE][i // SIZE]] for i in range(CELLS))
+            waste = tuple(_CELL_OF[t] for t in board["waste"])
+            emptied = sum(1 << CELL_INDEX[name] for name in board["emptied"])
+            slid = sum(1 << CELL_INDEX[name] for name in board["slid"])
+            numbers = board["round"], board["phase"], board["pairs_this_round"]
+            ended = None if view["ended"] is None else Ending(view["ended"])
+            shown = [c for c in grid if c >= 0] + list(waste)
+            seen = set(shown)
+            stock = [c for c in range(52) if c not in seen]
+            good = view["game"] == self.name and len(seen) == len(shown) and len(stock) == board["stock"]
+            good = good and len(rows) == SIZE and all(len(row) == SIZE for row in rows)
+        except (KeyError, TypeError, ValueError, IndexError):
+            good = False
+        if not good:
+            raise BadLayout("not a player's view of a Chris-Cross Pairs game")
+        rng.shuffle(stock)
+        casts = () if slid else _casts(grid)
+        options = self.resolve_options(view["options"])
+        return ChrisCrossState(options, grid, tuple(stock), waste, *numbers, emptied, slid, casts, ended)
 
     def render(self, view: Mapping[str, Any]) -> str:
         board = view["board"]

@@ -46,7 +46,10 @@ Choices this module makes:
 - Random play can cycle (a card may move back and forth along with its lower
   neighbours); no repetition rule is added.
 - The view: ``rows`` (four lists of thirteen: card text, or ``None`` for a gap),
-  ``redeals_left``, ``redeals_used`` and ``removed`` (the four aces). Nothing is hidden.
+  ``redeals_left``, ``redeals_used`` and ``removed`` (the four aces). No card is hidden.
+- Drawing a state from a view (``Game.draw``): the cells as shown, and a random seed (256 bits from
+  the random source) in place of the deal's, which the view never shows. So the redeals of a drawn
+  state are random too, as they are to the player.
 
 Text layout::
 
@@ -67,6 +70,7 @@ shown to a racer before the race is over.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -91,6 +95,7 @@ REDEAL = Move("redeal")
 FILL = tuple(Move("fill", name) for name in CELL_NAMES)
 # A gap's left neighbour takes a card after it unless it is a gap (GAP) or a king.
 _BLOCKS = frozenset([GAP, *(c for c in standard_deck() if RANK[c] == 13)])
+_CELL_OF: dict[str | None, Card] = {None: GAP, **{TEXT[c]: c for c in standard_deck() if RANK[c] != 1}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +235,21 @@ class Gaps(Game[GapsState]):
             "redeals_left": MAX_REDEALS - state.redeals,
             "removed": [TEXT[c] for c in ACES],
         }
+
+    def _draw(self, view: Mapping[str, Any], rng: random.Random) -> GapsState:
+        # Every card is shown; only the seed behind the redeals is not, so it is drawn.
+        try:
+            board = view["board"]
+            cells = tuple(_CELL_OF[c] for row in board["rows"] for c in row)
+            redeals = board["redeals_used"]
+            ended = None if view["ended"] is None else Ending(view["ended"])
+            good = view["game"] == self.name and len(cells) == CELLS and redeals in (0, 1, 2)
+        except (KeyError, TypeError, ValueError):
+            good = False
+        if not good:
+            raise BadLayout("not a player's view of a Gaps game")
+        seed = rng.getrandbits(256)
+        return GapsState(self.resolve_options(view["options"]), cells, _gaps_of(cells), redeals, seed, ended)
 
     def render(self, view: Mapping[str, Any]) -> str:
         board = view["board"]

@@ -441,3 +441,15 @@ def test_ruling_gaps_deal_does_not_use_pythons_random(monkeypatch: pytest.Monkey
         assert GAPS.to_text(GAPS.deal(seed)) == dealt[seed]
         stuck = GAPS.from_text(layout(STUCK_ROWS, seed=seed))
         assert GAPS.to_text(GAPS.apply(stuck, Move("redeal"))) == redealt[seed]
+
+
+def test_gaps_draw_keeps_the_cells_and_draws_the_seed_so_redeals_differ_between_draws() -> None:
+    stuck = GAPS.from_text("Seed: 2024\n" + STUCK_ROWS)
+    view = GAPS.view(stuck, "player")
+    rng = random.Random(3)
+    drawn = [GAPS.draw(view, rng) for _ in range(6)]
+    assert all(GAPS.view(d, "player") == view for d in drawn)
+    assert all(d.cells == stuck.cells for d in drawn)
+    redealt = {GAPS.apply(d, Move("redeal")).cells for d in drawn}
+    assert len(redealt) == len(drawn)  # six seeds, six different redeals
+    assert GAPS.apply(stuck, Move("redeal")).cells not in redealt  # the real seed is not reproduced
