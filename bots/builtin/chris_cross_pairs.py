@@ -32,7 +32,7 @@ from parlour.games.chris_cross_pairs import CHRIS_CROSS_PAIRS, SETTLE, ChrisCros
 
 GAME = CHRIS_CROSS_PAIRS
 DRAWS = 8  # states Search draws per move
-ENDGAME_NODES = 5_000  # positions Search may search per move once the stock is empty
+ENDGAME_NODES = 5_000  # new positions Search may search per move once the stock is empty
 CEILING_NODES = 200_000  # positions the ceiling may search
 
 
@@ -118,7 +118,8 @@ class Search(Bot):
     def __init__(self, seed: int = 0, draws: int = DRAWS, endgame: int = ENDGAME_NODES) -> None:
         super().__init__(seed)
         self.draws = draws
-        self._solver = _Solver(endgame)  # for the positions with an empty stock: nothing hidden any more
+        self.endgame = endgame
+        self._solver = _Solver()  # for the positions with an empty stock: nothing hidden any more
 
     def choose(self, turn: Turn) -> Move:
         if len(turn.moves) == 1:
@@ -140,8 +141,10 @@ class Search(Bot):
         """The move after which the most cards can be cast out, or ``None`` if the search ran out of budget."""
         best = -1
         choice = None
+        left = self.endgame
         for move in moves:
-            score, exact = self._solver.best(GAME.apply(state, move))
+            score, exact = self._solver.best(GAME.apply(state, move), left)
+            left -= self._solver.nodes
             if not exact:
                 return None
             if score > best:
@@ -153,7 +156,7 @@ def ceiling(state: ChrisCrossState) -> Score:
     """The most cards a player who knows the stock's order can cast out from ``state`` (see the module)."""
     found = _nested_rollouts(state)
     if found < 52:
-        found = max(found, _Solver(CEILING_NODES, ordered=True).best(state)[0])
+        found = max(found, _Solver(ordered=True).best(state, CEILING_NODES)[0])
     return found
 
 
@@ -169,20 +172,21 @@ class _Solver:
     """Depth-first search for the most cards cast out, from positions whose stock's order is known.
 
     Every position searched to the end is remembered, across calls too (ask about one game only, or at
-    least one order of the stock). One call searches at most ``budget`` new positions; ``ordered`` tries
-    moves in ``Greedy``'s order (slower per position, finds wins sooner).
+    least one order of the stock). ``ordered`` tries moves in ``Greedy``'s order (slower per position,
+    finds wins sooner).
     """
 
-    def __init__(self, budget: int, ordered: bool = False) -> None:
-        self.budget = budget
+    def __init__(self, ordered: bool = False) -> None:
         self.ordered = ordered
+        self.budget = 0
         self.done: dict[tuple[Any, ...], int] = {}  # the most cast out from each position searched to the end
         self.nodes = 0
         self.found = -1
 
-    def best(self, state: ChrisCrossState) -> tuple[int, bool]:
+    def best(self, state: ChrisCrossState, budget: int) -> tuple[int, bool]:
         """The most cards cast out from ``state``, and whether that is exact (else the budget ran out: the
-        best found so far)."""
+        best found so far). Searches at most ``budget`` new positions; ``nodes`` then says how many."""
+        self.budget = budget
         self.nodes = 0
         self.found = -1
         try:

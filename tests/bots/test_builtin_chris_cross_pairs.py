@@ -107,7 +107,7 @@ def test_the_exact_search_agrees_with_plain_search_on_endgames(seed: int) -> Non
     while state.ended is None and state.stock:  # played greedily until the stock is empty
         state = GAME.apply(state, ccp._greedy_move(state, GAME.legal_moves(state)))
     assert state.ended is None
-    score, exact = ccp._Solver(100_000).best(state)
+    score, exact = ccp._Solver().best(state, 100_000)
     assert exact and score == plain_best(state)
 
 
