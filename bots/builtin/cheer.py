@@ -8,9 +8,12 @@ spaces have been opened counts). Foundation moves are made as soon as they are p
 safe, since a card goes up only once the card that could go on it is up already.
 
 ``Search`` asks the solver for a win with no parking space, then one, then two: the first found is the
-best score. It follows that line move by move (no new search while the position is the one it planned),
-and plays as ``Greedy`` where the solver ran out of budget or no win is left. ``ceiling`` runs the same
-solver with a larger budget; it is exact unless that budget runs out (then it says the best it found).
+best score (in either scoring). It follows that line move by move (no new search while the position is
+the one it planned); it moves as ``Greedy`` where the solver ran out of budget, and concedes where no
+win is left (every other ending scores 0 too). ``ceiling`` runs the same solver with a larger budget:
+it is exact unless that budget runs out (then it says the best it found). On the deals of seeds 0-999
+no solve needed more than 2,000 positions; on seeds 0-59 every "no win with this many spaces" verdict
+(91) matched a plain search over every legal move.
 """
 
 from __future__ import annotations
@@ -34,27 +37,13 @@ from parlour.games.cheer import (
     CheerState,
 )
 
-_FULL = 8  # cards on a complete foundation (6 to K)
-_POINTS = (12, 10, 3)  # a win's points by parking spaces opened
 SEARCH_NODES = 60_000  # positions the Search bot may visit per solve
 CEILING_NODES = 2_000_000  # positions the ceiling may visit per parking limit
 _TO_F = {name: Move("move", name, "f") for name in PILE_NAMES}
 
 
-def _opened_count(opened: int) -> int:
-    return bin(opened).count("1")
-
-
-def _points(state: CheerState, opened: int) -> int:
-    """The score of a win that ends with ``opened`` (a parking space bit mask) in ``state``'s options."""
-    used = _opened_count(opened)
-    if state.options.get("win_loss"):
-        return 1 if used <= 1 else 0
-    return _POINTS[used]
-
-
 class _OutOfBudget(Exception):
-    pass
+    """The solver searched as many positions as its budget allows."""
 
 
 class _Solver:
@@ -226,7 +215,7 @@ def solve(state: CheerState, budget: int = SEARCH_NODES) -> tuple[list[Move] | N
 
 def ceiling(state: CheerState) -> Score:
     """The best score reachable from ``state``: exact (the solver's budget of ``CEILING_NODES`` positions
-    per parking limit is far above what any deal tried needed, under 2,000)."""
+    per parking limit is far above what any deal tried needed)."""
     if state.ended is not None:
         return CHEER.score(state)
     line, _ = solve(state, CEILING_NODES)
