@@ -47,7 +47,6 @@ CEILING_NODES = 30_000
 # Weights of the heuristic, in foundation cards.
 W_DOWN = 0.6  # a face-down card
 W_TALON = 0.05  # a card in the stock or the waste
-W_EMPTY = 0.0  # an empty column
 
 
 def worth(state: ChanceState) -> float:
@@ -56,16 +55,12 @@ def worth(state: ChanceState) -> float:
     Reads only what the player sees (counts of hidden cards, never their faces), so it can judge a
     drawn world without favouring what the draw happened to put face down.
     """
-    n = state.found[0] + state.found[1] + state.found[2] + state.found[3]
+    found = state.found
+    n = found[0] + found[1] + found[2] + found[3]
     if n == 52:
         return 52.0 + WIN_BONUS[state.options["sequence"]]  # type: ignore[index]
-    down = 0
-    empty = 0
-    for d, u in zip(state.down, state.up, strict=True):
-        down += len(d)
-        if not u:
-            empty += 1
-    return n - W_DOWN * down - W_TALON * (len(state.stock) + len(state.waste)) + W_EMPTY * empty
+    down = sum(map(len, state.down))
+    return n - W_DOWN * down - W_TALON * (len(state.stock) + len(state.waste))
 
 
 def _key(state: ChanceState) -> tuple[Any, ...]:
@@ -148,7 +143,7 @@ def children(state: ChanceState) -> list[tuple[Move, ChanceState]]:
     return out
 
 
-def best_first(root: ChanceState, budget: int) -> tuple[dict[Move, float], float, bool]:
+def best_first(root: ChanceState, budget: int) -> dict[Move, float]:
     """Best-first search from ``root`` over macro moves, expanding at most ``budget`` positions.
 
     Returns, for each first move, the best :func:`worth` of a position reached through it (less a
@@ -158,7 +153,6 @@ def best_first(root: ChanceState, budget: int) -> tuple[dict[Move, float], float
     seen = {_key(root)}
     heap: list[tuple[float, int, int, ChanceState, Move]] = []
     best: dict[Move, float] = {}
-    top = worth(root)
     tick = 0
     for move, child in children(root):
         key = _key(child)
@@ -173,11 +167,9 @@ def best_first(root: ChanceState, budget: int) -> tuple[dict[Move, float], float
             best[move] = value
     expanded = 0
     while heap and expanded < budget:
-        negw, depth, _, state, first = heapq.heappop(heap)
-        if -negw > top:
-            top = -negw
+        _, depth, _, state, first = heapq.heappop(heap)
         if state.ended is Ending.WON:
-            return best, top, True
+            break
         expanded += 1
         for _, child in children(state):
             key = _key(child)
@@ -190,9 +182,55 @@ def best_first(root: ChanceState, budget: int) -> tuple[dict[Move, float], float
             value = w - 0.01 * (depth + 1)
             if value > best.get(first, -1e9):
                 best[first] = value
-    for negw, *_ in heap:
-        top = max(top, -negw)
-    return best, top, not heap
+    return best
+
+
+def depth_first(root: ChanceState, budget: int) -> dict[Move, float]:
+    """For each first move, the best :func:`worth` a depth-first search finds after it (less 0.01 a step).
+
+    Every macro move from ``root`` gets its own search, best child first, of an equal share of
+    ``budget`` expanded positions (at least :data:`MIN_SHARE`), so that lines which reach the same
+    position credit every first move that leads there.
+    """
+    kids = children(root)
+    share = max(budget // max(len(kids), 1), MIN_SHARE)
+    best: dict[Move, float] = {}
+    for move, child in kids:
+        value = _descend(child, share)
+        if value > best.get(move, -1e9):
+            best[move] = value
+    return best
+
+
+MIN_SHARE = 8
+
+
+def _descend(start: ChanceState, budget: int) -> float:
+    """The best :func:`worth` less 0.01 a macro move found by a depth-first search from ``start``."""
+    top = worth(start) - 0.01
+    if start.ended is not None:
+        return top
+    seen = {_key(start)}
+    stack: list[tuple[ChanceState, int]] = [(start, 1)]
+    expanded = 0
+    while stack and expanded < budget:
+        state, depth = stack.pop()
+        expanded += 1
+        kids = []
+        for _, child in children(state):
+            key = _key(child)
+            if key in seen:
+                continue
+            seen.add(key)
+            w = worth(child)
+            kids.append((w, child))
+            if w - 0.01 * (depth + 1) > top:
+                top = w - 0.01 * (depth + 1)
+                if child.ended is Ending.WON:
+                    return top
+        kids.sort(key=lambda k: k[0])
+        stack.extend((child, depth + 1) for _, child in kids)
+    return top
 
 
 class _Memory:
@@ -308,7 +346,8 @@ class Search(Bot):
     games = frozenset({"the-chance"})
 
     worlds = 4
-    budget = 60  # positions expanded per world
+    budget = 300  # positions expanded per world (halved under "any", where moves are many and easy)
+    method = staticmethod(depth_first)
     restarts = 40  # card moves made only to keep the game going, at most, per game
 
     def __init__(self, seed: int = 0) -> None:
@@ -330,8 +369,8 @@ class Search(Bot):
         if len(turn.moves) == 1:
             return turn.moves[0]
         # Turning on from a position where nothing was found turns up no new card: nothing to find.
-        known = sum(c is not None for c in self.memory.stock)
-        sig = (world.up, world.found, known, frozenset(world.stock + world.waste))
+        unknown = sum(c is None for c in self.memory.stock)
+        sig = (world.up, world.found, unknown, frozenset(world.stock + world.waste))
         if sig != self.barren:
             move = self._search(turn, world)
             if move is not None:
@@ -356,33 +395,46 @@ class Search(Bot):
         """The best move by the mean over the worlds, or ``None`` if none gains anything."""
         hidden = sum(len(d) for d in first.down) + sum(c is None for c in self.memory.stock)
         n = self.worlds if hidden > 1 else 1
-        totals: dict[Move, float] = {}
+        values: list[dict[Move, float]] = []
         here = 0.0
         for i in range(n):
             world = first if i == 0 else draw(turn.view, self.memory, self.rng)
             here += worth(world)
-            values, _, _ = best_first(world, self.budget)
-            for move, value in values.items():
+            values.append(self.method(world, self.budget // 2 if world.options["sequence"] == "any" else self.budget))
+        totals: dict[Move, float] = {}
+        for found in values:
+            for move, value in found.items():
                 totals[move] = totals.get(move, 0.0) + value
-        if totals:
-            move, total = max(totals.items(), key=lambda item: item[1])
-            if total > here + 1e-6:
+        turning = totals.pop(TURN, None)
+        for move, total in sorted(totals.items(), key=lambda item: -item[1]):
+            if total <= here + 1e-6:
+                break
+            if _seen_key(THE_CHANCE.apply(first, move)) not in self.visited:
+                # A turn buries the waste's top card and counts towards the end of the game, on the
+                # promise of cards not yet seen; one lucky world must not outweigh a sure card move.
+                # So the turn goes first only if it is better on the mean and in most worlds.
+                if turning is not None and turning > total + 1e-6:
+                    ahead = sum(found.get(TURN, -1e9) > found.get(move, -1e9) + 1e-6 for found in values)
+                    if 2 * ahead > n:
+                        return TURN
                 return move
+        if turning is not None and turning > here + 1e-6:
+            return TURN
         return None
 
 
-def ceiling(state: ChanceState) -> Score | None:
+def ceiling(state: ChanceState, nodes: int = CEILING_NODES) -> Score | None:
     """The best score reachable from ``state`` seeing every card: a bounded best-first search.
 
     Exact when the deal is won or every reachable position was searched; otherwise the best score
-    among the positions expanded within :data:`CEILING_NODES` (a lower bound on the true ceiling).
+    among the positions expanded within ``nodes`` (a lower bound on the true ceiling).
     """
     best = state
     seen = {_key(state)}
     heap: list[tuple[float, int, ChanceState]] = [(-worth(state), 0, state)]
     tick = 0
     expanded = 0
-    while heap and expanded < CEILING_NODES:
+    while heap and expanded < nodes:
         _, _, s = heapq.heappop(heap)
         if sum(s.found) > sum(best.found):
             best = s

@@ -1,0 +1,244 @@
+"""The built-in bots' play for Gate (two gate posts, eight piles, a one-pass stock turned by one).
+
+What a player sees: everything but the order of the stock. The stock turns one card at a time
+with no redeal, so the waste is a stack: a card turned and not played stays under every later one.
+Every pile is one sequence (cards only ever join a pile as a sequence onto its top), so what blocks
+a card is what lies above it in its reserve, the waste, or its pile.
+
+- :func:`worth` judges a position in foundation cards: the cards home, less a little for every
+  card still in a reserve or the waste and for every card lying above a lower card of its own suit
+  there (it must find a place in the piles before that card can go home).
+- :class:`Greedy` looks one move ahead: the move that raises :func:`worth` most; it turns the
+  stock when no move raises it, and concedes when the stock is empty and nothing does.
+- :class:`Search` is determinized search: it draws a few stock orders, runs a best-first search in
+  each (a budget of expanded positions, repeated positions skipped), takes for each first move the
+  best position it reaches, and plays the move with the best mean over the draws.
+- :func:`ceiling` is a bounded depth-first search on the real deal (the stock known), best child
+  first: the best score among the positions it reaches within :data:`CEILING_NODES` expansions;
+  exact when it wins or exhausts every position, otherwise a lower bound.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any
+
+from parlour.bots.base import Bot, Turn
+from parlour.games import CONCEDE, Ending, Move, Score
+from parlour.games.cards import RANK, SUIT
+from parlour.games.gate import GATE, HOME, PARENTS, GateState
+
+TURN = Move("turn")
+CEILING_NODES = 30_000
+
+W_RESERVE = 0.15  # a card in a reserve
+W_WASTE = 0.2  # a card in the waste
+W_BURY = 0.5  # a card above a lower card of its own suit in a reserve or the waste
+W_STOCK = 0.02  # a card not yet turned
+
+
+def _buried(stack: tuple[int, ...]) -> int:
+    """How many cards of ``stack`` (bottom to top) lie above a lower card of their own suit."""
+    low = [99, 99, 99, 99]
+    count = 0
+    for card in stack:
+        suit = SUIT[card]
+        rank = RANK[card]
+        if rank > low[suit]:
+            count += 1
+        else:
+            low[suit] = rank
+    return count
+
+
+def worth(state: GateState) -> float:
+    """How good ``state`` is, in foundation cards (see the module docstring); uses no stock order."""
+    f = state.foundations
+    n = f[0] + f[1] + f[2] + f[3]
+    if n == 52:
+        return 52.0
+    r1, r2 = state.reserves
+    waste = state.waste
+    return (
+        n
+        - W_RESERVE * (len(r1) + len(r2))
+        - W_WASTE * len(waste)
+        - W_BURY * (_buried(r1) + _buried(r2) + _buried(waste))
+        - W_STOCK * len(state.stock)
+    )
+
+
+def _key(state: GateState) -> tuple[Any, ...]:
+    return (state.piles, state.reserves, len(state.waste), len(state.stock), state.foundations)
+
+
+def children(state: GateState) -> list[tuple[Move, GateState]]:
+    """The moves worth searching from ``state`` and the positions they reach.
+
+    Moving part of a pile onto another pile is kept only if the card it uncovers can go home or
+    can take a card in play (a reserve's or the waste's top, or a card of another pile).
+    """
+    out: list[tuple[Move, GateState]] = []
+    apply = GATE.apply
+    found = state.foundations
+    takers: set[int] | None = None
+    for move in GATE.legal_moves(state):
+        if move.count:
+            src = int(move.src[1:]) - 1
+            pile = state.piles[src]
+            if move.count < len(pile):
+                under = pile[-move.count - 1]
+                if found[SUIT[under]] != HOME[under]:
+                    if takers is None:
+                        takers = {c for pile in state.piles for c in pile}
+                        for stack in (*state.reserves, state.waste):
+                            if stack:
+                                takers.add(stack[-1])
+                    if not any(c in takers for c in _CHILDREN[under]):
+                        continue
+        out.append((move, apply(state, move)))
+    return out
+
+
+# _CHILDREN[c]: the cards that may be built on c.
+_CHILDREN: tuple[tuple[int, ...], ...] = tuple(tuple(c for c in range(52) if d in PARENTS[c]) for d in range(52))
+
+
+def best_first(root: GateState, budget: int) -> dict[Move, float]:
+    """Best-first search from ``root``, expanding at most ``budget`` positions.
+
+    For each first move, the best :func:`worth` of a position reached through it, less a little per
+    move so that shorter lines win ties.
+    """
+    seen = {_key(root)}
+    heap: list[tuple[float, int, int, GateState, Move]] = []
+    best: dict[Move, float] = {}
+    tick = 0
+    for move, child in children(root):
+        key = _key(child)
+        if key in seen and move != TURN:
+            continue
+        seen.add(key)
+        w = worth(child)
+        tick += 1
+        heapq.heappush(heap, (-w, 1, tick, child, move))
+        best[move] = max(best.get(move, -1e9), w - 0.001)
+    expanded = 0
+    while heap and expanded < budget:
+        _, depth, _, state, first = heapq.heappop(heap)
+        if state.ended is Ending.WON:
+            break
+        expanded += 1
+        for _, child in children(state):
+            key = _key(child)
+            if key in seen:
+                continue
+            seen.add(key)
+            w = worth(child)
+            tick += 1
+            heapq.heappush(heap, (-w, depth + 1, tick, child, first))
+            value = w - 0.001 * (depth + 1)
+            if value > best[first]:
+                best[first] = value
+    return best
+
+
+class Greedy(Bot):
+    name = "greedy"
+    summary = "Gate: the move that most improves cards home and the reserves and waste, one move ahead."
+    games = frozenset({"gate"})
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.visited: set[tuple[Any, ...]] = set()
+
+    def choose(self, turn: Turn) -> Move:
+        world = GATE.draw(turn.view, self.rng)
+        self.visited.add(_key(world))
+        here = worth(world)
+        best, chosen = 1e-9, None
+        fresh: list[Move] = []
+        for move in turn.moves:
+            if move == TURN:
+                continue
+            after = GATE.apply(world, move)
+            if _key(after) in self.visited:
+                continue
+            fresh.append(move)
+            gain = worth(after) - here
+            if gain > best:
+                best, chosen = gain, move
+        if chosen is not None:
+            return chosen
+        return _wander(turn, fresh, self.rng)
+
+
+def _wander(turn: Turn, fresh: list[Move], rng: Any) -> Move:
+    """Nothing gains: turn the stock; with the stock empty, try a move to a position not yet seen."""
+    if TURN in turn.moves:
+        return TURN
+    if fresh:
+        return rng.choice(fresh)
+    return CONCEDE
+
+
+class Search(Bot):
+    name = "search"
+    summary = "Gate: best-first search in several drawn stock orders, the moves judged by their mean."
+    games = frozenset({"gate"})
+
+    worlds = 4
+    budget = 60  # positions expanded per world
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.visited: set[tuple[Any, ...]] = set()
+
+    def choose(self, turn: Turn) -> Move:
+        first = GATE.draw(turn.view, self.rng)
+        self.visited.add(_key(first))
+        if len(turn.moves) == 1:
+            return turn.moves[0]
+        n = self.worlds if len(first.stock) > 1 else 1
+        totals: dict[Move, float] = {}
+        here = 0.0
+        for i in range(n):
+            world = first if i == 0 else GATE.draw(turn.view, self.rng)
+            here += worth(world)
+            for move, value in best_first(world, self.budget).items():
+                totals[move] = totals.get(move, 0.0) + value
+        ranked = sorted(totals.items(), key=lambda item: -item[1])
+        for move, total in ranked:
+            if total <= here + 1e-6 and move != TURN:
+                break
+            if move == TURN or _key(GATE.apply(first, move)) not in self.visited:
+                return move
+        fresh = [m for m in turn.moves if m != TURN and _key(GATE.apply(first, m)) not in self.visited]
+        return _wander(turn, fresh, self.rng)
+
+
+def ceiling(state: GateState, nodes: int = CEILING_NODES) -> Score | None:
+    """The best score reachable from ``state`` seeing the stock: a bounded depth-first search.
+
+    Best child first by :func:`worth`, every position searched once. Exact when the deal is won or
+    every reachable position was searched; otherwise the best score among the positions reached
+    within ``nodes`` expansions (a lower bound on the true ceiling).
+    """
+    best = sum(state.foundations)
+    seen = {_key(state)}
+    stack = [state]
+    expanded = 0
+    while stack and expanded < nodes and best < 52:
+        s = stack.pop()
+        expanded += 1
+        kids = []
+        for _, child in children(s):
+            key = _key(child)
+            if key in seen:
+                continue
+            seen.add(key)
+            best = max(best, sum(child.foundations))
+            kids.append((worth(child), child))
+        kids.sort(key=lambda k: k[0])
+        stack.extend(child for _, child in kids)
+    return best

@@ -1,0 +1,86 @@
+"""Gate's built-in bots: whole deals with legal moves only, deterministic for a seed, a sane ceiling."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from parlour.bots.arena import play
+from parlour.bots.base import Bot, Turn
+from parlour.bots.builtin import gate
+from parlour.games import Ending, Move, get_game
+
+GATE = get_game("gate")
+
+
+class Quick(gate.Search):
+    """The search bot with a small budget, so that whole deals play in a test's time."""
+
+    worlds = 2
+    budget = 15
+
+
+class Recording(Bot):
+    """Plays as ``inner`` and keeps the moves it made."""
+
+    name = "recording"
+    summary = "test"
+
+    def __init__(self, inner: Bot) -> None:
+        super().__init__(0)
+        self.inner = inner
+        self.moves: list[Move] = []
+
+    def choose(self, turn: Turn) -> Move:
+        move = self.inner.choose(turn)
+        self.moves.append(move)
+        return move
+
+
+def moves_of(bot: Bot, seed: int, max_moves: int = 3000) -> tuple[list[Move], int]:
+    recording = Recording(bot)
+    played = play(recording, GATE, seed, max_moves=max_moves)  # an illegal move raises IllegalMove
+    return recording.moves, int(played.score)
+
+
+@pytest.mark.parametrize("bot_class", [gate.Greedy, Quick])
+def test_bots_play_whole_deals_with_legal_moves_and_the_same_moves_for_a_seed(bot_class: type[Bot]) -> None:
+    for seed in (1, 2):
+        played = play(bot_class(seed), GATE, seed)
+        assert played.ending in (Ending.WON, Ending.STUCK, Ending.CONCEDED)
+        assert 0 <= played.score <= 52
+        assert moves_of(bot_class(seed), seed) == moves_of(bot_class(seed), seed)
+
+
+def test_the_search_bot_as_configured_is_deterministic_for_a_seed() -> None:
+    first = moves_of(gate.Search(5), 5, max_moves=25)
+    assert first == moves_of(gate.Search(5), 5, max_moves=25)
+    assert len(first[0]) == 25
+
+
+def test_different_seeds_draw_different_worlds() -> None:
+    view = GATE.view(GATE.deal(9), "player")
+    stocks = {GATE.draw(view, random.Random(seed)).stock for seed in range(5)}
+    assert len(stocks) == 5
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_the_ceiling_is_at_least_what_the_bots_score(seed: int) -> None:
+    best = gate.ceiling(GATE.deal(seed))
+    assert best is not None and 0 <= best <= 52
+    for bot in (gate.Greedy(seed), Quick(seed)):
+        assert play(bot, GATE, seed).score <= best
+
+
+def test_the_ceiling_finds_the_win_of_a_position_one_stock_turn_from_done() -> None:
+    # Everything home but the kings; KS waits in the stock under the others' way home.
+    state = GATE.from_text(
+        "Stock: KS\nWaste: KC\nFoundations: QC KD KH QS\nr1:\nr2:\n" + "".join(f"t{i}:\n" for i in range(1, 9))
+    )
+    assert gate.ceiling(state) == 52
+
+
+def test_the_ceiling_of_a_finished_game_is_its_score() -> None:
+    state = GATE.end(GATE.deal(4), Ending.CONCEDED)
+    assert gate.ceiling(state) == GATE.score(state) == 0

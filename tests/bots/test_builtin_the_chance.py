@@ -1,0 +1,122 @@
+"""The Chance's built-in bots: whole deals with legal moves only, deterministic, memory and ceiling sane."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from parlour.bots.arena import play
+from parlour.bots.base import Bot, Turn
+from parlour.bots.builtin import the_chance
+from parlour.games import Ending, Move, get_game
+from parlour.games.the_chance import TURN
+
+CHANCE = get_game("the-chance")
+OPTIONS = [{"sequence": rule} for rule in ("alternate", "any", "suit")]
+
+
+class Quick(the_chance.Search):
+    """The search bot with a small budget, so that whole deals play in a test's time."""
+
+    worlds = 2
+    budget = 20
+    restarts = 3
+
+
+class Recording(Bot):
+    """Plays as ``inner`` and keeps the moves it made."""
+
+    name = "recording"
+    summary = "test"
+
+    def __init__(self, inner: Bot) -> None:
+        super().__init__(0)
+        self.inner = inner
+        self.moves: list[Move] = []
+
+    def choose(self, turn: Turn) -> Move:
+        move = self.inner.choose(turn)
+        self.moves.append(move)
+        return move
+
+
+def moves_of(bot: Bot, seed: int, options: dict[str, str], max_moves: int = 3000) -> list[Move]:
+    recording = Recording(bot)
+    play(recording, CHANCE, seed, options, max_moves=max_moves)  # an illegal move raises IllegalMove
+    return recording.moves
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: o["sequence"])
+@pytest.mark.parametrize("bot_class", [the_chance.Greedy, Quick])
+def test_bots_play_whole_deals_with_legal_moves_and_the_same_moves_for_a_seed(
+    bot_class: type[Bot], options: dict[str, str]
+) -> None:
+    for seed in (1, 2):
+        played = play(bot_class(seed), CHANCE, seed, options)
+        assert played.ending in (Ending.WON, Ending.STUCK, Ending.CONCEDED)
+        assert moves_of(bot_class(seed), seed, options) == moves_of(bot_class(seed), seed, options)
+
+
+def test_the_search_bot_as_configured_is_deterministic_for_a_seed() -> None:
+    options = {"sequence": "alternate"}
+    first = moves_of(the_chance.Search(3), 3, options, max_moves=15)
+    assert len(first) == 15
+    assert first == moves_of(the_chance.Search(3), 3, options, max_moves=15)
+
+
+def test_after_a_pass_the_bots_know_the_stock_in_order_and_draw_it() -> None:
+    state = CHANCE.deal(11, {"sequence": "suit"})
+    memory = the_chance._Memory()
+    for _ in range(20):
+        view = CHANCE.view(state, "player")
+        memory.update(view["board"])
+        if state.stock == () and state.waste:
+            break
+        memory.made(view["board"], TURN)
+        state = CHANCE.apply(state, TURN)
+    assert memory.stock == [] and state.waste  # the whole stock went through the waste
+    memory.made(CHANCE.view(state, "player")["board"], TURN)
+    state = CHANCE.apply(state, TURN)  # the turnover (a card was laid off on the way, or it ends the game)
+    view = CHANCE.view(state, "player")
+    memory.update(view["board"])
+    assert memory.stock == list(state.stock)
+    rng = random.Random(1)
+    for _ in range(5):
+        world = the_chance.draw(view, memory, rng)
+        assert world.stock == state.stock
+        assert CHANCE.view(world, "player") == view
+
+
+def test_before_the_stock_is_seen_the_draws_vary_it() -> None:
+    view = CHANCE.view(CHANCE.deal(12), "player")
+    memory = the_chance._Memory()
+    memory.update(view["board"])
+    rng = random.Random(2)
+    worlds = [the_chance.draw(view, memory, rng) for _ in range(5)]
+    assert len({w.stock for w in worlds}) == 5
+    assert all(CHANCE.view(w, "player") == view for w in worlds)
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: o["sequence"])
+def test_the_ceiling_is_at_least_what_the_bots_score(options: dict[str, str]) -> None:
+    for seed in (1, 2):
+        best = the_chance.ceiling(CHANCE.deal(seed, options))
+        assert best is not None
+        for bot in (the_chance.Greedy(seed), Quick(seed)):
+            assert play(bot, CHANCE, seed, options).score <= best
+
+
+def test_the_ceiling_finds_a_win_that_needs_the_waste_turned_over() -> None:
+    # The 2 of clubs is the waste's bottom card; the turnover brings it round again.
+    layout = (
+        "Foundations: AC KD KH KS\nStock:\nWaste: 2C 3C 4C\nIdle: 0\n"
+        "c1: | KC QC JC TC 9C 8C 7C 6C 5C\nc2: |\nc3: |\nc4: |\nc5: |\nc6: |\nc7: |\n"
+    )
+    state = CHANCE.from_text(layout, {"sequence": "any"})
+    assert the_chance.ceiling(state) == 8  # won under "any": (52 - 20) / 4
+
+
+def test_the_ceiling_of_a_finished_game_is_its_score() -> None:
+    state = CHANCE.end(CHANCE.deal(4, {"sequence": "suit"}), Ending.CONCEDED)
+    assert the_chance.ceiling(state) == CHANCE.score(state)
