@@ -23,6 +23,7 @@ from __future__ import annotations
 import heapq
 from typing import Any
 
+from parlour.bots.arena import MAX_MOVES
 from parlour.bots.base import Bot, Turn
 from parlour.games import CONCEDE, Ending, Move, Score
 from parlour.games.cards import RANK, SUIT
@@ -194,8 +195,12 @@ class Search(Bot):
         super().__init__(seed)
         self.visited: set[tuple[Any, ...]] = set()
 
+    def _world(self, turn: Turn) -> GateState:
+        """A world to search: a stock order drawn from the view."""
+        return GATE.draw(turn.view, self.rng)
+
     def choose(self, turn: Turn) -> Move:
-        first = GATE.draw(turn.view, self.rng)
+        first = self._world(turn)
         self.visited.add(_key(first))
         if len(turn.moves) == 1:
             return turn.moves[0]
@@ -203,7 +208,7 @@ class Search(Bot):
         totals: dict[Move, float] = {}
         here = 0.0
         for i in range(n):
-            world = first if i == 0 else GATE.draw(turn.view, self.rng)
+            world = first if i == 0 else self._world(turn)
             here += worth(world)
             for move, value in best_first(world, self.budget).items():
                 totals[move] = totals.get(move, 0.0) + value
@@ -217,12 +222,26 @@ class Search(Bot):
         return _wander(turn, fresh, self.rng)
 
 
-def ceiling(state: GateState, nodes: int = CEILING_NODES) -> Score | None:
-    """The best score reachable from ``state`` seeing the stock: a bounded depth-first search.
+class _Clairvoyant(Search):
+    """The search bot's play seeing the stock: its one world is the real state (for :func:`ceiling`)."""
 
-    Best child first by :func:`worth`, every position searched once. Exact when the deal is won or
-    every reachable position was searched; otherwise the best score among the positions reached
-    within ``nodes`` expansions (a lower bound on the true ceiling).
+    worlds = 1
+
+    def __init__(self, state: GateState) -> None:
+        super().__init__(0)
+        self.state = state
+
+    def _world(self, turn: Turn) -> GateState:
+        return self.state
+
+
+def ceiling(state: GateState, nodes: int = CEILING_NODES) -> Score | None:
+    """The best score reachable from ``state`` seeing the stock, as far as two searches find.
+
+    First a depth-first search, best child first by :func:`worth`, every position searched once,
+    for at most ``nodes`` expansions; exact when it wins or runs out of positions. If it does
+    neither, the search bot's own play seeing the stock (its one world the real state) is tried
+    too. The better score is returned: a lower bound on the true ceiling, exact when it is 52.
     """
     best = sum(state.foundations)
     seen = {_key(state)}
@@ -241,4 +260,12 @@ def ceiling(state: GateState, nodes: int = CEILING_NODES) -> Score | None:
             kids.append((worth(child), child))
         kids.sort(key=lambda k: k[0])
         stack.extend(child for _, child in kids)
+    if stack and best < 52:
+        bot = _Clairvoyant(state)
+        for seq in range(MAX_MOVES):
+            if state.ended is not None:
+                break
+            bot.state = state
+            state = GATE.apply(state, bot.choose(Turn.of(GATE.view(state, "player"), seq)))
+        best = max(best, sum(state.foundations))
     return best

@@ -29,10 +29,10 @@ that is in play (face up elsewhere, in the stock or the waste).
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Mapping
 from typing import Any
 
+from parlour.bots.arena import MAX_MOVES
 from parlour.bots.base import Bot, Turn
 from parlour.games import CONCEDE, Ending, Move, Score
 from parlour.games.cards import KING, RANK, TEXT
@@ -141,48 +141,6 @@ def children(state: ChanceState) -> list[tuple[Move, ChanceState]]:
         if p == len(state.waste) and idle > state.idle:
             break  # round to where it started
     return out
-
-
-def best_first(root: ChanceState, budget: int) -> dict[Move, float]:
-    """Best-first search from ``root`` over macro moves, expanding at most ``budget`` positions.
-
-    Returns, for each first move, the best :func:`worth` of a position reached through it (less a
-    little per macro move, so that shorter lines win ties); the best score-worth found overall; and
-    whether the search was complete (every reachable position expanded, or a win found).
-    """
-    seen = {_key(root)}
-    heap: list[tuple[float, int, int, ChanceState, Move]] = []
-    best: dict[Move, float] = {}
-    tick = 0
-    for move, child in children(root):
-        key = _key(child)
-        if key in seen:
-            continue
-        seen.add(key)
-        w = worth(child)
-        tick += 1
-        heapq.heappush(heap, (-w, 1, tick, child, move))
-        value = w - 0.01
-        if value > best.get(move, -1e9):
-            best[move] = value
-    expanded = 0
-    while heap and expanded < budget:
-        _, depth, _, state, first = heapq.heappop(heap)
-        if state.ended is Ending.WON:
-            break
-        expanded += 1
-        for _, child in children(state):
-            key = _key(child)
-            if key in seen:
-                continue
-            seen.add(key)
-            w = worth(child)
-            tick += 1
-            heapq.heappush(heap, (-w, depth + 1, tick, child, first))
-            value = w - 0.01 * (depth + 1)
-            if value > best.get(first, -1e9):
-                best[first] = value
-    return best
 
 
 def depth_first(root: ChanceState, budget: int) -> dict[Move, float]:
@@ -347,7 +305,6 @@ class Search(Bot):
 
     worlds = 4
     budget = 300  # positions expanded per world (halved under "any", where moves are many and easy)
-    method = staticmethod(depth_first)
     restarts = 40  # card moves made only to keep the game going, at most, per game
 
     def __init__(self, seed: int = 0) -> None:
@@ -363,8 +320,12 @@ class Search(Bot):
         self.memory.made(board, move)
         return move
 
+    def _world(self, turn: Turn) -> ChanceState:
+        """A world to search: drawn from the view and the memory."""
+        return draw(turn.view, self.memory, self.rng)
+
     def _pick(self, turn: Turn) -> Move:
-        world = draw(turn.view, self.memory, self.rng)
+        world = self._world(turn)
         self.visited.add(_seen_key(world))
         if len(turn.moves) == 1:
             return turn.moves[0]
@@ -398,9 +359,9 @@ class Search(Bot):
         values: list[dict[Move, float]] = []
         here = 0.0
         for i in range(n):
-            world = first if i == 0 else draw(turn.view, self.memory, self.rng)
+            world = first if i == 0 else self._world(turn)
             here += worth(world)
-            values.append(self.method(world, self.budget // 2 if world.options["sequence"] == "any" else self.budget))
+            values.append(depth_first(world, self.budget // 2 if world.options["sequence"] == "any" else self.budget))
         totals: dict[Move, float] = {}
         for found in values:
             for move, value in found.items():
@@ -423,32 +384,59 @@ class Search(Bot):
         return None
 
 
-def ceiling(state: ChanceState, nodes: int = CEILING_NODES) -> Score | None:
-    """The best score reachable from ``state`` seeing every card: a bounded best-first search.
+class _Clairvoyant(Search):
+    """The search bot's play seeing every card: its one world is the real state (for :func:`ceiling`)."""
 
-    Exact when the deal is won or every reachable position was searched; otherwise the best score
-    among the positions expanded within ``nodes`` (a lower bound on the true ceiling).
+    worlds = 1
+
+    def __init__(self, state: ChanceState) -> None:
+        super().__init__(0)
+        self.state = state
+
+    def _world(self, turn: Turn) -> ChanceState:
+        return self.state
+
+
+def ceiling(state: ChanceState, nodes: int = CEILING_NODES) -> Score | None:
+    """The best score reachable from ``state`` seeing every card, as far as two searches find.
+
+    First a depth-first search over macro moves, best child first by :func:`worth`, every position
+    searched once, for at most ``nodes`` expansions; exact when it wins or runs out of positions.
+    If it does neither, the search bot's own play seeing every card (its one world the real
+    state) is tried too. The better score is returned: a lower bound on the true ceiling, and the
+    true ceiling whenever the deal is won.
     """
     best = state
     seen = {_key(state)}
-    heap: list[tuple[float, int, ChanceState]] = [(-worth(state), 0, state)]
-    tick = 0
+    stack = [state]
     expanded = 0
-    while heap and expanded < nodes:
-        _, _, s = heapq.heappop(heap)
-        if sum(s.found) > sum(best.found):
-            best = s
-            if s.ended is Ending.WON:
-                break
+    while stack and expanded < nodes and best.ended is not Ending.WON:
+        s = stack.pop()
         expanded += 1
+        kids = []
         for _, child in children(s):
             key = _key(child)
             if key in seen:
                 continue
             seen.add(key)
-            tick += 1
-            heapq.heappush(heap, (-worth(child), tick, child))
-    for _, _, s in heap:
-        if sum(s.found) > sum(best.found):
-            best = s
+            if sum(child.found) > sum(best.found):
+                best = child
+            kids.append((worth(child), child))
+        kids.sort(key=lambda k: k[0])
+        stack.extend(child for _, child in kids)
+    if stack and best.ended is not Ending.WON:
+        played = _play_seeing(state)
+        if sum(played.found) > sum(best.found):
+            best = played
     return THE_CHANCE.score(best)
+
+
+def _play_seeing(state: ChanceState) -> ChanceState:
+    """Where :class:`_Clairvoyant` takes ``state`` (within :data:`MAX_MOVES` moves)."""
+    bot = _Clairvoyant(state)
+    for seq in range(MAX_MOVES):
+        if state.ended is not None:
+            break
+        bot.state = state
+        state = THE_CHANCE.apply(state, bot.choose(Turn.of(THE_CHANCE.view(state, "player"), seq)))
+    return state
