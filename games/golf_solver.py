@@ -1,4 +1,4 @@
-"""A Golf solver with full knowledge of the deal: is the board winnable, and how?
+"""Golf solvers with full knowledge of the deal: is the board winnable, and how? What is the best score?
 
 Only ranks matter in Golf, so a position is (the height of each pile, how many stock
 cards have been turned, the waste top's rank). The solver searches those positions
@@ -17,6 +17,13 @@ Two necessary conditions prune positions that cannot be won:
   after a two, and each card is followed by one card at most: the pile kings cannot
   outnumber the queens still to come (in the piles, the stock, or on the waste top),
   nor the pile aces the twos.
+
+:func:`fewest` finds the best score (the fewest cards left in the piles) by the same
+search, pruning a position when a lower bound on the cards it must leave reaches the
+best score found so far. The bounds: the two conditions above, counted (each excess odd
+or even card, king or ace stays in the piles), and dead cards. A pile card is dead when
+every card that could come straight before it (one rank away, and not under it in its
+own pile) is already covered on the waste; it and every card under it stay.
 """
 
 from __future__ import annotations
@@ -29,6 +36,20 @@ from parlour.games.cards import RANK
 from parlour.games.golf import PILES, PLAY, TURN, GolfState
 
 _WEIGHTS = tuple(6**i for i in range(PILES))  # a pile holds at most 5 cards: heights in base 6
+
+
+@dataclass(frozen=True)
+class Best:
+    """The best score found on one board, and a line of moves that reaches it."""
+
+    score: int  # cards left in the piles at the end of ``line`` (all turns made)
+    line: tuple[Move, ...]
+    positions: int  # positions searched
+    exact: bool  # False when the search stopped at its position limit: ``score`` may not be the best
+
+
+class _Limit(Exception):
+    """The search reached its position limit (or the best score it can prove)."""
 
 
 @dataclass(frozen=True)
@@ -116,3 +137,141 @@ def solve(state: GolfState) -> Solution:
         sys.setrecursionlimit(limit)
     moves = tuple(TURN if i < 0 else PLAY[i] for i in line) if won else ()
     return Solution(won, moves, len(done))
+
+
+def fewest(state: GolfState, limit: int | None = None) -> Best:
+    """The fewest cards that can be left in the piles from ``state``, seeing every card.
+
+    Exact unless ``limit`` positions are searched first; then the best line found so far.
+    The line makes every turn still to come, so replaying it ends the game.
+    """
+    piles = [[RANK[c] for c in pile] for pile in state.piles]
+    heights = [len(p) for p in piles]
+    left = sum(heights)
+    if state.ended is not None or left == 0:
+        return Best(left, (), 0, True)
+    stock = [RANK[c] for c in state.stock]
+    n = len(stock)
+    odd_from, even_from, queens_from, twos_from = ([0] * (n + 1) for _ in range(4))
+    for t in range(n - 1, -1, -1):
+        r = stock[t]
+        odd_from[t] = odd_from[t + 1] + (r & 1)
+        even_from[t] = even_from[t + 1] + (1 - (r & 1))
+        queens_from[t] = queens_from[t + 1] + (r == 12)
+        twos_from[t] = twos_from[t + 1] + (r == 2)
+    count = [0] * 15
+    for pile in piles:
+        for r in pile:
+            count[r] += 1
+    balance = sum(1 if r & 1 else -1 for pile in piles for r in pile)
+    # Dead cards. An item is a pile card (pile i, index k: item 5i + k), a stock card (35 + t)
+    # or the waste top (51). live[x]: the items not yet covered that could come straight before
+    # pile card x; follows[y]: the pile cards item y could come straight before.
+    top_item = 51
+    live = [0] * 52
+    follows: list[list[int]] = [[] for _ in range(52)]
+    cards = [(i, k) for i in range(PILES) for k in range(heights[i])]
+    waste_top = RANK[state.waste[-1]]
+    for i, k in cards:
+        x = i * 5 + k
+        r = piles[i][k]
+        before = [j * 5 + m for j, m in cards if (j != i or m == k + 1) and abs(piles[j][m] - r) == 1]
+        before += [35 + t for t in range(n) if abs(stock[t] - r) == 1]
+        if k == heights[i] - 1 and abs(waste_top - r) == 1:
+            before.append(top_item)
+        for y in before:
+            follows[y].append(x)
+        live[x] = len(before)
+    dead = sum(1 for i, k in cards if live[i * 5 + k] == 0)
+    done: set[int] = set()
+    line: list[int] = []
+    best = left + 1
+    best_line: list[int] = []
+    positions = 0
+
+    def bound(turned: int, top: int) -> int:
+        odd = odd_from[turned] + (top & 1)
+        even = even_from[turned] + (1 - (top & 1))
+        low = max(balance - even, -balance - odd, 0)
+        excess = max(count[13] - count[12] - queens_from[turned] - (top == 12), 0)
+        excess += max(count[1] - count[2] - twos_from[turned] - (top == 2), 0)
+        low = max(low, excess)
+        if dead:
+            stay = 0
+            for i in range(PILES):
+                for k in range(heights[i] - 1, -1, -1):
+                    if live[i * 5 + k] == 0:
+                        stay += k + 1
+                        break
+            low = max(low, stay)
+        return low
+
+    def cover(y: int) -> None:
+        nonlocal dead
+        for x in follows[y]:
+            live[x] -= 1
+            if live[x] == 0 and x % 5 < heights[x // 5]:
+                dead += 1
+
+    def uncover(y: int) -> None:
+        nonlocal dead
+        for x in follows[y]:
+            if live[x] == 0 and x % 5 < heights[x // 5]:
+                dead -= 1
+            live[x] += 1
+
+    def search(code: int, turned: int, top: int, top_item: int) -> None:
+        nonlocal balance, best, best_line, positions, left
+        key = (code * 17 + turned) * 14 + top
+        if key in done:
+            return
+        done.add(key)
+        positions += 1
+        if left < best:
+            best = left
+            best_line = line[:]
+            if best <= floor:
+                raise _Limit
+        if limit is not None and positions >= limit:
+            raise _Limit
+        if bound(turned, top) >= best:
+            return
+        for i in range(PILES):
+            h = heights[i]
+            if h:
+                card = piles[i][h - 1]
+                if card - top == 1 or top - card == 1:
+                    step = 1 if card & 1 else -1
+                    heights[i] = h - 1
+                    left -= 1
+                    count[card] -= 1
+                    balance -= step
+                    cover(top_item)
+                    line.append(i)
+                    search(code - _WEIGHTS[i], turned, card, i * 5 + h - 1)
+                    line.pop()
+                    uncover(top_item)
+                    heights[i] = h
+                    left += 1
+                    count[card] += 1
+                    balance += step
+        if turned < n:
+            cover(top_item)
+            line.append(-1)
+            search(code, turned + 1, stock[turned], 35 + turned)
+            line.pop()
+            uncover(top_item)
+
+    floor = bound(0, waste_top)
+    depth = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(depth, 1000))  # depth is at most 35 plays + 16 turns
+    try:
+        search(sum(h * w for h, w in zip(heights, _WEIGHTS, strict=True)), 0, waste_top, top_item)
+        exact = True
+    except _Limit:
+        exact = best <= floor
+    finally:
+        sys.setrecursionlimit(depth)
+    turns = n - best_line.count(-1) if best else 0
+    moves = tuple(TURN if i < 0 else PLAY[i] for i in best_line) + (TURN,) * turns
+    return Best(best, moves, positions, exact)

@@ -1,0 +1,236 @@
+"""German Patience: the built-in bots' play and a perfect-information ceiling.
+
+Suits never matter, and a pile is a run of ranks going up, so a pile is its top rank and
+its length; a position is the eight piles, the waste's ranks (bottom to top) and the ranks
+still in the stock. A pile *wants* the rank one above its top (if it holds fewer than 13);
+an empty pile takes anything.
+
+``Greedy`` moves, in this order of preference: the waste top onto a pile that wants it
+(the shortest such pile); a full pile's top onto a pile one rank lower when that lets a
+pile take the waste top; a single-card pile onto a pile that wants it (an empty pile takes
+anything, so this only widens what the piles take); the waste top onto an empty pile;
+else it turns the stock.
+
+``Search`` asks the same at each move but, when there is a real choice (the greedy move or
+a turn, and every distinct pile the waste top could go to), plays ``rollouts`` games to the
+end from each choice, the rest of the stock shuffled anew for each (the same shuffles for
+every choice) and the greedy rules playing on; it takes the choice with the best mean
+(cards in piles, a win counting ``WIN_BONUS`` more).
+
+``ceiling`` is a beam search that sees the stock: after each card turned it keeps the
+``CEILING_WIDTH`` best positions (by cards in piles, fewest on the waste, most distinct
+ranks wanted, empty piles) among everything reachable by moves before the next turn. It is
+a strong search, not an exact solver (two decks make the exact search far too large): its
+score is reachable, so the true best is at least that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from parlour.bots.base import Bot, Turn
+from parlour.games import Move
+from parlour.games.base import Score
+from parlour.games.cards import RANK, parse_card
+from parlour.games.german_patience import FULL, MOVES, PILES, TURN, GermanPatienceState
+
+ROLLOUTS = 8  # games played to the end per choice
+WIN_BONUS = 20
+CEILING_WIDTH = 20  # positions kept per stock card by the ceiling's beam
+CEILING_SPREAD = 200  # positions one position may spread into before the next turn
+WASTE = PILES  # source index of the waste in MOVES
+
+Pile = tuple[int, int]  # (top rank, length); (0, 0) is an empty pile
+Step = tuple[int, int]  # (source, destination): source 0-7 a pile, 8 the waste
+
+
+def _wants(top: int) -> int:
+    return top % 13 + 1
+
+
+def _below(rank: int) -> int:
+    return 13 if rank == 1 else rank - 1
+
+
+def _greedy(piles: list[Pile], waste: list[int]) -> Step | None:
+    """The greedy rules' move, or ``None`` to turn."""
+    if waste:
+        rank = waste[-1]
+        takers = [i for i, (top, n) in enumerate(piles) if 0 < n < FULL and _wants(top) == rank]
+        if takers:
+            return WASTE, min(takers, key=lambda i: piles[i][1])
+        for a, (top, n) in enumerate(piles):
+            if n == FULL and _wants(top) == rank:
+                for b, (top2, n2) in enumerate(piles):
+                    if 0 < n2 < FULL - 1 and _wants(top2) == top:
+                        return a, b
+    for s, (top, n) in enumerate(piles):
+        if n == 1:
+            for d, (top2, n2) in enumerate(piles):
+                if d != s and 0 < n2 < FULL and _wants(top2) == top:
+                    return s, d
+    if waste:
+        for i, (_, n) in enumerate(piles):
+            if n == 0:
+                return WASTE, i
+    return None
+
+
+def _apply(piles: list[Pile], waste: list[int], step: Step) -> None:
+    source, target = step
+    if source == WASTE:
+        rank = waste.pop()
+    else:
+        rank, n = piles[source]
+        piles[source] = (_below(rank), n - 1) if n > 1 else (0, 0)
+    piles[target] = (rank, piles[target][1] + 1)
+
+
+def _play_out(piles: list[Pile], waste: list[int], stock: list[int] | tuple[int, ...], turned: int) -> int:
+    """Cards in piles at the end of greedy play from here (the lists are changed)."""
+    for _ in range(4 * len(stock) + 200):  # greedy play never loops; the bound is a guard
+        step = _greedy(piles, waste)
+        if step is not None:
+            _apply(piles, waste, step)
+        elif turned < len(stock):
+            waste.append(stock[turned])
+            turned += 1
+        else:
+            break
+    return sum(n for _, n in piles)
+
+
+class _Position:
+    """A player's view of German Patience in ranks."""
+
+    def __init__(self, view: Mapping[str, Any]) -> None:
+        board = view["board"]
+        self.piles: list[Pile] = [
+            (RANK[parse_card(pile[-1])], len(pile)) if pile else (0, 0) for pile in board["piles"]
+        ]
+        self.waste: list[int] = [RANK[parse_card(t)] for t in board["waste"]]
+        counts = [8] * 14
+        for pile in board["piles"]:
+            for text in pile:
+                counts[RANK[parse_card(text)]] -= 1
+        for rank in self.waste:
+            counts[rank] -= 1
+        self.unseen = [rank for rank in range(1, 14) for _ in range(counts[rank])]
+
+
+def _move(step: Step | None) -> Move:
+    return TURN if step is None else MOVES[step[0]][step[1]]
+
+
+class Greedy(Bot):
+    name = "greedy"
+    summary = "German Patience: plays the waste when it can, empties short piles, else turns."
+    games: ClassVar[frozenset[str] | None] = frozenset({"german-patience"})
+
+    def choose(self, turn: Turn) -> Move:
+        position = _Position(turn.view)
+        move = _move(_greedy(position.piles, position.waste))
+        return move if move in turn.moves else turn.moves[0]
+
+
+class Search(Bot):
+    name = "search"
+    summary = "German Patience: weighs each real choice by greedy games over shuffled stocks."
+    games: ClassVar[frozenset[str] | None] = frozenset({"german-patience"})
+
+    def __init__(self, seed: int = 0, rollouts: int = ROLLOUTS) -> None:
+        super().__init__(seed)
+        self.rollouts = rollouts
+
+    def choose(self, turn: Turn) -> Move:
+        position = _Position(turn.view)
+        piles, waste = position.piles, position.waste
+        greedy = _greedy(piles, waste)
+        choices: list[Step | None] = [greedy]
+        if greedy is not None and position.unseen:
+            choices.append(None)
+        if waste:
+            rank, seen = waste[-1], set()
+            for i, (top, n) in enumerate(piles):
+                if (n == 0 or (n < FULL and _wants(top) == rank)) and (top, n) not in seen:
+                    seen.add((top, n))
+                    if (WASTE, i) not in choices:
+                        choices.append((WASTE, i))
+        choices = [c for c in choices if _move(c) in turn.moves]
+        if len(choices) <= 1:
+            return _move(choices[0]) if choices else turn.moves[0]
+        orders = []
+        for _ in range(self.rollouts):
+            self.rng.shuffle(position.unseen)
+            orders.append(tuple(position.unseen))
+        best, best_value = choices[0], -1
+        for choice in choices:
+            value = 0
+            for order in orders:
+                after, rest = list(piles), list(waste)
+                turned = 0
+                if choice is None:
+                    rest.append(order[0])
+                    turned = 1
+                else:
+                    _apply(after, rest, choice)
+                score = _play_out(after, rest, order, turned)
+                value += score + (WIN_BONUS if score == PILES * FULL else 0)
+            if value > best_value:
+                best, best_value = choice, value
+        return _move(best)
+
+
+def _steps(piles: tuple[Pile, ...], waste: tuple[int, ...]) -> list[Step]:
+    sources = [(WASTE, waste[-1])] if waste else []
+    sources += [(i, top) for i, (top, n) in enumerate(piles) if n]
+    return [
+        (s, d)
+        for s, rank in sources
+        for d, (top, n) in enumerate(piles)
+        if d != s and (n == 0 or (n < FULL and _wants(top) == rank))
+    ]
+
+
+def _spread(piles: tuple[Pile, ...], waste: tuple[int, ...]) -> list[tuple[tuple[Pile, ...], tuple[int, ...]]]:
+    """Positions reachable from here before the next turn (piles in any order count once), capped."""
+    found = {(tuple(sorted(piles)), waste): (piles, waste)}
+    todo = [(piles, waste)]
+    while todo and len(found) < CEILING_SPREAD:
+        here, rest = todo.pop()
+        for step in _steps(here, rest):
+            after, left = list(here), list(rest)
+            _apply(after, left, step)
+            key = (tuple(sorted(after)), tuple(left))
+            if key not in found:
+                found[key] = (tuple(after), tuple(left))
+                todo.append(found[key])
+    return list(found.values())
+
+
+def _promise(position: tuple[tuple[Pile, ...], tuple[int, ...]]) -> int:
+    piles, waste = position
+    score = sum(n for _, n in piles)
+    wanted = len({_wants(top) for top, n in piles if 0 < n < FULL})
+    empty = sum(1 for _, n in piles if n == 0)
+    return 3 * score - 2 * len(waste) + 4 * wanted + 8 * empty
+
+
+def ceiling(state: GermanPatienceState) -> Score | None:
+    """The most cards in piles a beam search that sees the stock reaches (a lower bound on the best)."""
+    piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
+    waste = tuple(RANK[c] for c in state.waste)
+    stock = [RANK[c] for c in state.stock]
+    beam = _spread(piles, waste)
+    best = max(sum(n for _, n in p) for p, _ in beam)
+    for rank in stock:
+        if best == PILES * FULL:
+            break
+        found: dict[tuple[tuple[Pile, ...], tuple[int, ...]], tuple[tuple[Pile, ...], tuple[int, ...]]] = {}
+        for here, rest in beam:
+            for after, left in _spread(here, (*rest, rank)):
+                found[(tuple(sorted(after)), left)] = (after, left)
+        beam = sorted(found.values(), key=_promise, reverse=True)[:CEILING_WIDTH]
+        best = max(best, max(sum(n for _, n in p) for p, _ in beam))
+    return best

@@ -1,0 +1,252 @@
+"""Golf: the built-in bots' play and the perfect-information ceiling.
+
+Only ranks matter in Golf, and pile cards only leave from the top, so a position is the
+height of each pile, the waste top's rank and the ranks still in the stock (its order is
+hidden: every order of those cards is equally likely).
+
+``Greedy`` plays a pile card whenever it can: the one that leaves the most pile tops it
+can play next, from the tallest pile on a tie; else it turns the stock.
+
+``Search`` decides once per stock card. Nothing new is seen between two turns, so a
+decision is a whole run of plays (a *chain*: each card one rank from the last) followed by
+a turn; it plans the chain and plays it out. It picks the chain by Monte Carlo: for each
+chain end it plays ``rollouts`` games to the finish, the rest of the stock shuffled anew for
+each (the same shuffles for every chain), choosing later chains greedily (fewest cards
+left, then piles as even as possible); a chain's value is its games' mean reward (a win
+scores more than any loss). With ``exact_below`` cards or fewer left in the stock it
+searches every order instead and plays the chain with the best expected reward exactly.
+Drawing orders rather than solving drawn deals is deliberate: a solver that sees the
+drawn stock plans for cards it could not know were coming, and played that way (PIMC)
+Golf wins far fewer deals.
+
+``ceiling`` is :func:`parlour.games.golf_solver.fewest`: the fewest cards a player who sees
+the stock can leave, exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from parlour.bots.base import Bot, Turn
+from parlour.games import Move
+from parlour.games.base import Score
+from parlour.games.cards import RANK, parse_card
+from parlour.games.golf import PILES, PLAY, TURN, GolfState
+from parlour.games.golf_solver import fewest
+
+ROLLOUTS = 24  # games played to the end per chain end
+EXACT_BELOW = 6  # stock cards at or under which the search is exact
+WIN_BONUS = 4  # a lost game counts this many cards worse than it stands, setting wins apart
+
+Heights = tuple[int, ...]
+Counts = tuple[int, ...]  # cards still in the stock, by rank (index 1 to 13; index 0 unused)
+
+
+def _reward(left: int) -> float:
+    """A finished game's reward: 1 for a win, less the more cards stay; a loss scores at most 0.8."""
+    return 1.0 if left == 0 else 1.0 - (left + WIN_BONUS) / (35 + WIN_BONUS)
+
+
+class _Board:
+    """A player's view of Golf in ranks."""
+
+    def __init__(self, view: Mapping[str, Any]) -> None:
+        board = view["board"]
+        self.piles: tuple[tuple[int, ...], ...] = tuple(
+            tuple(RANK[parse_card(t)] for t in pile) for pile in board["piles"]
+        )
+        self.heights: Heights = tuple(len(p) for p in self.piles)
+        self.top = RANK[parse_card(board["waste"][-1])]
+        counts = [0] + [4] * 13
+        for pile in board["piles"]:
+            for text in pile:
+                counts[RANK[parse_card(text)]] -= 1
+        for text in board["waste"]:
+            counts[RANK[parse_card(text)]] -= 1
+        self.unseen: Counts = tuple(counts)
+        self.stock: int = board["stock"]
+
+
+class _Chains:
+    """Chain ends over one deal's piles, with caches: positions repeat a lot in a search.
+
+    ``piles`` are the ranks of the deal's piles as first seen; a position's ``heights`` say how
+    much of each pile is left.
+    """
+
+    def __init__(self, piles: tuple[tuple[int, ...], ...]) -> None:
+        self.piles = piles
+        self._ends: dict[tuple[Heights, int], list[Heights]] = {}
+        self._greedy: dict[tuple[Heights, int], Heights] = {}
+        self._exact: dict[tuple[Heights, Counts], float] = {}
+
+    def holds(self, piles: tuple[tuple[int, ...], ...]) -> bool:
+        """Whether ``piles`` are what is left of this deal's piles."""
+        return all(mine[: len(p)] == p for mine, p in zip(self.piles, piles, strict=True))
+
+    def ends(self, heights: Heights, top: int) -> list[Heights]:
+        """Every position a chain from ``top`` can reach (the empty chain too), fewest cards first."""
+        key = (heights, top)
+        found = self._ends.get(key)
+        if found is None:
+            piles = self.piles
+            reached = {heights}
+            seen = {key}
+            todo = [key]
+            while todo:
+                h, t = todo.pop()
+                for i in range(PILES):
+                    k = h[i]
+                    if k:
+                        card = piles[i][k - 1]
+                        if card - t == 1 or t - card == 1:
+                            after = (*h[:i], k - 1, *h[i + 1 :])
+                            if (after, card) not in seen:
+                                seen.add((after, card))
+                                todo.append((after, card))
+                                reached.add(after)
+            found = sorted(reached, key=lambda h: (sum(h), sum(k * k for k in h), h))
+            self._ends[key] = found
+        return found
+
+    def greedy(self, heights: Heights, top: int) -> Heights:
+        """The greedy chain's end: fewest cards left, then the most even piles."""
+        key = (heights, top)
+        found = self._greedy.get(key)
+        if found is None:
+            found = self._greedy[key] = self.ends(heights, top)[0]
+        return found
+
+    def path(self, heights: Heights, top: int, end: Heights) -> list[int]:
+        """The piles to play from, in order, to go from ``heights`` to ``end`` with ``top`` on the waste."""
+        piles = self.piles
+        todo: list[tuple[Heights, int, list[int]]] = [(heights, top, [])]
+        seen = {(heights, top)}
+        while todo:
+            h, t, line = todo.pop()
+            if h == end:
+                return line
+            for i in range(PILES):
+                k = h[i]
+                if k > end[i]:
+                    card = piles[i][k - 1]
+                    if (card - t == 1 or t - card == 1) and ((after := (*h[:i], k - 1, *h[i + 1 :])), card) not in seen:
+                        seen.add((after, card))
+                        todo.append((after, card, [*line, i]))
+        raise ValueError("that chain end cannot be reached")
+
+    def expected(self, end: Heights, unseen: Counts) -> float:
+        """The best expected reward from ``end`` before a turn, every order of ``unseen`` considered."""
+        if not any(end):
+            return 1.0
+        key = (end, unseen)
+        value = self._exact.get(key)
+        if value is None:
+            total = sum(unseen)
+            if not total:
+                value = _reward(sum(end))
+            else:
+                value = 0.0
+                for rank in range(1, 14):
+                    count = unseen[rank]
+                    if count:
+                        rest = (*unseen[:rank], count - 1, *unseen[rank + 1 :])
+                        best = 0.0
+                        for after in self.ends(end, rank):
+                            best = max(best, self.expected(after, rest))
+                            if best >= 1.0:
+                                break
+                        value += count * best
+                value /= total
+            self._exact[key] = value
+        return value
+
+
+class Greedy(Bot):
+    name = "greedy"
+    summary = "Golf: plays a pile card when it can (the one that leaves most plays next), else turns."
+    games: ClassVar[frozenset[str] | None] = frozenset({"golf"})
+
+    def choose(self, turn: Turn) -> Move:
+        plays = [m for m in turn.moves if m.kind == "play"]
+        if not plays:
+            return turn.moves[0]
+        board = _Board(turn.view)
+
+        def merit(move: Move) -> tuple[int, int]:
+            i = PLAY.index(move)
+            card = board.piles[i][-1]
+            tops = [p[-1] for j, p in enumerate(board.piles) if j != i and p]
+            if len(board.piles[i]) > 1:
+                tops.append(board.piles[i][-2])
+            return sum(1 for t in tops if abs(t - card) == 1), len(board.piles[i])
+
+        return max(plays, key=merit)
+
+
+class Search(Bot):
+    name = "search"
+    summary = "Golf: plans each chain of plays by Monte Carlo over stock orders; exact near the end."
+    games: ClassVar[frozenset[str] | None] = frozenset({"golf"})
+
+    def __init__(self, seed: int = 0, rollouts: int = ROLLOUTS, exact_below: int = EXACT_BELOW) -> None:
+        super().__init__(seed)
+        self.rollouts = rollouts
+        self.exact_below = exact_below
+        self._chains: _Chains | None = None
+        self._plan: list[tuple[Move, Heights, int]] = []  # each planned move and the position it expects
+
+    def choose(self, turn: Turn) -> Move:
+        board = _Board(turn.view)
+        if self._plan:
+            move, heights, top = self._plan.pop(0)
+            if (heights, top) == (board.heights, board.top) and move in turn.moves:
+                return move
+            self._plan = []
+        if not any(m.kind == "play" for m in turn.moves):
+            return TURN if TURN in turn.moves else turn.moves[0]
+        if self._chains is None or not self._chains.holds(board.piles):
+            self._chains = _Chains(board.piles)
+        chains = self._chains
+        end = self._decide(chains, board)
+        heights, top = board.heights, board.top
+        for i in chains.path(heights, top, end):
+            self._plan.append((PLAY[i], heights, top))
+            top = chains.piles[i][heights[i] - 1]
+            heights = (*heights[:i], heights[i] - 1, *heights[i + 1 :])
+        if board.stock and any(end):
+            self._plan.append((TURN, heights, top))
+        if not self._plan:  # the best chain is no chain, with nothing left to turn: play on anyway
+            return next(m for m in turn.moves if m.kind == "play")
+        return self._plan.pop(0)[0]
+
+    def _decide(self, chains: _Chains, board: _Board) -> Heights:
+        ends = chains.ends(board.heights, board.top)
+        if len(ends) == 1 or not board.stock:
+            return ends[0]
+        if board.stock <= self.exact_below:
+            return max(ends, key=lambda end: chains.expected(end, board.unseen))
+        stock = [rank for rank in range(1, 14) for _ in range(board.unseen[rank])]
+        orders = []
+        for _ in range(self.rollouts):
+            self.rng.shuffle(stock)
+            orders.append(tuple(stock))
+        best, best_value = ends[0], -1.0
+        for end in ends:
+            value = 0.0
+            for order in orders:
+                heights = end
+                for rank in order:
+                    if not any(heights):
+                        break
+                    heights = chains.greedy(heights, rank)
+                value += _reward(sum(heights))
+            if value > best_value:
+                best, best_value = end, value
+        return best
+
+
+def ceiling(state: GolfState) -> Score | None:
+    """The fewest cards a player who sees the stock can leave in the piles: exact."""
+    return fewest(state).score
