@@ -117,12 +117,7 @@ def test_a_bot_playing_holds_no_real_state_and_no_hidden_order(name: str, bot: t
     state = game.deal(SEEDS[0])
     player = bot(5)
     turn = Turn.of(game.view(state, "player"), 0, budget=BUDGET)
-    try:
-        player.start(turn)
-    except ModuleNotFoundError as error:  # a built-in bot whose module for this game is not written yet
-        if not (error.name or "").startswith("parlour.bots.builtin."):
-            raise
-        pytest.skip(f"{bot.name} cannot play {name} yet: {error}")
+    player.start(turn)
     for seq in range(MOVES):
         move = player.choose(turn)
         assert leaks(game, state, player, turn, states_allowed=True) == []

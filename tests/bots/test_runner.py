@@ -26,7 +26,7 @@ pytestmark = pytest.mark.asyncio
 PLAYED_OUT = ("won", "stuck", "lost", "out_of_time")  # anything but conceded
 # The built-in bot raced in every game and from the command line: greedy once bots/builtin has each
 # game's Greedy (random meanwhile: it needs nothing but the rules).
-QUICK_BOT = "random"
+QUICK_BOT = "greedy"
 
 
 @pytest_asyncio.fixture(autouse=True)
