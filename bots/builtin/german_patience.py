@@ -9,7 +9,9 @@ an empty pile takes anything.
 (the shortest such pile); a full pile's top onto a pile one rank lower when that lets a
 pile take the waste top; a single-card pile onto a pile that wants it (an empty pile takes
 anything, so this only widens what the piles take); the waste top onto an empty pile;
-else it turns the stock.
+else it turns the stock. With the stock empty and no such move left, it concedes: the moves
+the rules still allow (a card moved to and fro between piles) change nothing, and the game
+would go on for ever.
 
 ``Search`` asks the same at each move but, when there is a real choice (the greedy move or
 a turn, and every distinct pile the waste top could go to), plays ``rollouts`` games to the
@@ -30,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from parlour.bots.base import Bot, Turn
-from parlour.games import Move
+from parlour.games import CONCEDE, Move
 from parlour.games.base import Score
 from parlour.games.cards import RANK, parse_card
 from parlour.games.german_patience import FULL, MOVES, PILES, TURN, GermanPatienceState
@@ -131,7 +133,7 @@ class Greedy(Bot):
     def choose(self, turn: Turn) -> Move:
         position = _Position(turn.view)
         move = _move(_greedy(position.piles, position.waste))
-        return move if move in turn.moves else turn.moves[0]
+        return move if move in turn.moves else CONCEDE
 
 
 class Search(Bot):
@@ -159,7 +161,7 @@ class Search(Bot):
                         choices.append((WASTE, i))
         choices = [c for c in choices if _move(c) in turn.moves]
         if len(choices) <= 1:
-            return _move(choices[0]) if choices else turn.moves[0]
+            return _move(choices[0]) if choices else CONCEDE
         orders = []
         for _ in range(self.rollouts):
             self.rng.shuffle(position.unseen)

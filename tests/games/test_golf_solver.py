@@ -19,9 +19,9 @@ import random
 import pytest
 
 from parlour.client.cli import main
-from parlour.games import Ending, get_game
+from parlour.games import Ending, Move, get_game
 from parlour.games.golf import GolfState
-from parlour.games.golf_solver import solve
+from parlour.games.golf_solver import fewest, solve
 
 GOLF = get_game("golf")
 SEEDS = range(200)
@@ -136,3 +136,48 @@ def test_solve_command_prints_json_per_board(tmp_path, capsys) -> None:  # type:
     for text in rows[0]["line"]:
         state = GOLF.apply(state, GOLF.parse_move(text))
     assert (state.ended is Ending.WON) == rows[0]["winnable"]
+
+
+def plain_fewest(state: GolfState) -> int:
+    """The fewest cards any sequence of legal moves leaves in the piles: try them all."""
+    piles = [[c % 13 for c in pile] for pile in state.piles]
+    stock = [c % 13 for c in state.stock]
+    seen: set[tuple[tuple[int, ...], int, int]] = set()
+    todo = [(tuple(len(p) for p in piles), 0, state.waste[-1] % 13)]
+    best = sum(todo[0][0])
+    while todo:
+        position = todo.pop()
+        if position in seen:
+            continue
+        seen.add(position)
+        heights, turned, top = position
+        best = min(best, sum(heights))
+        for i, h in enumerate(heights):
+            if h > 0 and abs(piles[i][h - 1] - top) == 1:
+                todo.append((heights[:i] + (h - 1,) + heights[i + 1 :], turned, piles[i][h - 1]))
+        if turned < len(stock):
+            todo.append((heights, turned + 1, stock[turned]))
+    return best
+
+
+def test_fewest_equals_plain_search_and_its_line_reaches_its_score() -> None:
+    for seed in range(0, 200, 10):
+        state = part_played(seed)
+        for _ in range(6):  # six turns further on, for a plain search of seconds, not minutes
+            if state.ended is None and state.stock:
+                state = GOLF.apply(state, Move("turn"))
+        best = fewest(state)
+        assert best.exact
+        assert best.score == plain_fewest(state), f"part-played seed {seed}"
+        for move in best.line:
+            state = GOLF.apply(state, move)
+        assert state.ended is not None and GOLF.score(state) == best.score, f"part-played seed {seed}"
+
+
+def test_fewest_with_a_limit_answers_a_line_it_found() -> None:
+    state = GOLF.deal(0)
+    best = fewest(state, limit=50)
+    assert not best.exact and best.positions == 50
+    for move in best.line:
+        state = GOLF.apply(state, move)
+    assert state.ended is not None and GOLF.score(state) == best.score >= fewest(GOLF.deal(0)).score

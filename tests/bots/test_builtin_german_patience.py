@@ -1,0 +1,55 @@
+"""German Patience's built-in play: whole deals with legal moves only, the same moves for a seed, the ceiling.
+
+Strength is measured by ``bench/bots.py``, not here: these tests check behaviour on a few deals.
+"""
+
+from __future__ import annotations
+
+from parlour.bots.arena import play
+from parlour.bots.base import Bot, Turn
+from parlour.bots.builtin.german_patience import Greedy, Search, ceiling
+from parlour.games import CONCEDE, Ending, Move, get_game
+
+GP = get_game("german-patience")
+
+
+def moves_of(bot: Bot, seed: int) -> list[Move]:
+    """The moves ``bot`` makes on the deal of ``seed``, each one of the legal moves (or a concession)."""
+    state = GP.deal(seed)
+    made: list[Move] = []
+    while state.ended is None:
+        turn = Turn.of(GP.view(state, "player"), len(made))
+        move = bot.choose(turn)
+        assert move in turn.moves or move == CONCEDE
+        state = GP.apply(state, move)
+        made.append(move)
+    return made
+
+
+def test_greedy_and_search_play_whole_deals() -> None:
+    for seed in (1, 2):
+        for bot in (Greedy(seed), Search(seed, rollouts=2)):
+            played = play(bot, "german-patience", seed)
+            assert played.ending in (Ending.WON, Ending.STUCK, Ending.CONCEDED)  # never cycling until out of time
+
+
+def test_the_same_seed_gives_the_same_moves() -> None:
+    assert moves_of(Search(3, rollouts=2), 4) == moves_of(Search(3, rollouts=2), 4)
+
+
+def test_greedy_plays_the_waste_onto_the_pile_that_wants_it() -> None:
+    lines = [f"p{i}: {rank}C" for i, rank in enumerate("23456789", 1)]
+    stock = [f"{r}{s}" for s in "CDHS" for r in "A23456789TJQK"] * 2
+    for used in ("2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TD"):
+        stock.remove(used)
+    state = GP.from_text("\n".join([f"Stock: {' '.join(stock)}", "Waste: TD", *lines]))
+    turn = Turn.of(GP.view(state, "player"), 0)
+    assert Greedy(0).choose(turn) == Move("move", "w", "p8")  # the 9C wants a ten
+
+
+def test_ceiling_reaches_a_win_in_sight_and_beats_greedy() -> None:
+    piles = [" ".join(f"{r}{'CDHS'[i % 4]}" for r in "A23456789TJQK") for i in range(8)]
+    piles[0] = piles[0][:-3]  # p1 lacks its king, which lies on the waste
+    state = GP.from_text("\n".join(["Stock:", "Waste: KC", *(f"p{i + 1}: {p}" for i, p in enumerate(piles))]))
+    assert ceiling(state) == 104
+    assert ceiling(GP.deal(1)) >= play(Greedy(1), "german-patience", 1).score
