@@ -124,7 +124,7 @@ def best_first(root: GateState, budget: int) -> dict[Move, float]:
     tick = 0
     for move, child in children(root):
         key = _key(child)
-        if key in seen and move != TURN:
+        if key in seen:
             continue
         seen.add(key)
         w = worth(child)
@@ -195,8 +195,8 @@ class Search(Bot):
     summary = "Gate: best-first search in several drawn stock orders, the moves judged by their mean."
     games = frozenset({"gate"})
 
-    worlds = 4
-    budget = 60  # positions expanded per world
+    worlds = 3
+    budget = 30  # positions expanded per world
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
