@@ -5,17 +5,25 @@ with no redeal, so the waste is a stack: a card turned and not played stays unde
 Every pile is one sequence (cards only ever join a pile as a sequence onto its top), so what blocks
 a card is what lies above it in its reserve, the waste, or its pile.
 
-- :func:`worth` judges a position in foundation cards: the cards home, less a little for every
-  card still in a reserve or the waste and for every card lying above a lower card of its own suit
-  there (it must find a place in the piles before that card can go home).
-- :class:`Greedy` looks one move ahead: the move that raises :func:`worth` most; it turns the
-  stock when no move raises it, and concedes when the stock is empty and nothing does.
-- :class:`Search` is determinized search: it draws a few stock orders, runs a best-first search in
-  each (a budget of expanded positions, repeated positions skipped), takes for each first move the
-  best position it reaches, and plays the move with the best mean over the draws.
-- :func:`ceiling` is a bounded depth-first search on the real deal (the stock known), best child
-  first: the best score among the positions it reaches within :data:`CEILING_NODES` expansions;
-  exact when it wins or exhausts every position, otherwise a lower bound.
+- :func:`worth` judges a position in foundation cards: the cards home, less 0.15 a card still in a
+  reserve, 0.2 a card in the waste, 0.5 a card lying above a lower card of its own suit in a
+  reserve or the waste (it must find a place in the piles before that card can go home), and 0.02
+  a card not yet turned. It reads no card of the stock.
+- :func:`children` lists the moves worth searching: every legal move but a part of a pile moved
+  onto another pile when the card it uncovers can neither go home nor take a card in play.
+- :class:`Greedy` looks one move ahead: the move to a position not seen before that raises
+  :func:`worth` most; with none it turns the stock, and once the stock is empty it tries a move to
+  a position not seen before (cards may go round the piles until something goes home), then
+  concedes.
+- :class:`Search` is determinized search (perfect-information Monte Carlo): it draws
+  :attr:`Search.worlds` stock orders, runs a best-first search in each (at most
+  :attr:`Search.budget` expanded positions, each position once), values each first move by the best
+  position reached through it, and plays the move with the best mean over the draws, to a position
+  not seen before; with nothing gaining it turns or goes round as :class:`Greedy` does.
+- :func:`ceiling` sees the stock: a depth-first search (best child first, at most
+  :data:`CEILING_NODES` expanded positions), and if that neither wins nor finishes, the search
+  bot's own play with the real state as its one world; the better score. A lower bound on the best
+  reachable score, exact when it is 52 or the depth-first search finished.
 """
 
 from __future__ import annotations
@@ -27,9 +35,8 @@ from parlour.bots.arena import MAX_MOVES
 from parlour.bots.base import Bot, Turn
 from parlour.games import CONCEDE, Ending, Move, Score
 from parlour.games.cards import RANK, SUIT
-from parlour.games.gate import GATE, HOME, PARENTS, GateState
+from parlour.games.gate import GATE, HOME, PARENTS, TURN, GateState
 
-TURN = Move("turn")
 CEILING_NODES = 30_000
 
 W_RESERVE = 0.15  # a card in a reserve
@@ -117,7 +124,7 @@ def best_first(root: GateState, budget: int) -> dict[Move, float]:
     tick = 0
     for move, child in children(root):
         key = _key(child)
-        if key in seen and move != TURN:
+        if key in seen:
             continue
         seen.add(key)
         w = worth(child)
@@ -188,8 +195,8 @@ class Search(Bot):
     summary = "Gate: best-first search in several drawn stock orders, the moves judged by their mean."
     games = frozenset({"gate"})
 
-    worlds = 4
-    budget = 60  # positions expanded per world
+    worlds = 3
+    budget = 30  # positions expanded per world
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)

@@ -6,25 +6,37 @@ the waste in turning order, so a player who remembers knows the stock from then 
 remember it (:class:`_Memory`) and draw their worlds accordingly: the cards not yet seen go
 uniformly into the face-down places and the stock places not yet known.
 
-The search works on "macro moves": a card move now (waste to column, column to column), or some
-turns of the stock followed by playing the waste's new top card to a column, or the turns up to
-the first one that lays a card off. Turning that achieves nothing is never a node, so a line of
-play is a few dozen macro moves rather than hundreds of turns. Useless moves are pruned: a
-king-headed column that lies on no face-down card moved to an empty column, and a part of a
-column's sequence moved unless a card goes to a foundation or the card it uncovers can take a card
-that is in play (face up elsewhere, in the stock or the waste).
+The game ends only after a whole pass of the stock in which no card moved (the deal counts as
+one: the first pass must move a card). Any card move starts the count again, so a player may go
+round the stock as long as some card moves in between; both bots use that, making a harmless card
+move to a position not seen before rather than let the game end (:func:`_keep_going`).
+
+The search works on "macro moves" (:func:`children`): a card move now (waste to column, column to
+column), or some turns of the stock followed by playing the waste's new top card to a column, or
+the turns up to the first one that lays a card off. Turning that achieves nothing is never a node,
+so a line of play is a few dozen macro moves rather than hundreds of turns. Useless moves are
+pruned: a king-headed column that lies on no face-down card moved to an empty column, and a part
+of a column's sequence moved unless a card goes to a foundation or the card it uncovers can take a
+card in play (face up elsewhere, in the stock or the waste). Positions are judged by
+:func:`worth`: cards home, less 0.6 a face-down card and 0.05 a card in the stock or waste, plus
+what a win adds to the score, all in foundation cards.
 
 - :class:`Greedy` looks one move ahead: it applies each legal move to one world drawn from the view
-  and takes the move that raises the heuristic :func:`worth` most; it turns the stock when no move
-  raises it, and concedes when nothing is left but shuffling cards between columns.
-- :class:`Search` is determinized search (perfect-information Monte Carlo): it draws a few worlds
-  from the view and its memory, runs a best-first search over macro moves in each (a budget of
-  expanded positions, ties broken towards shallower positions), takes for each first move the best
-  position it reaches, and plays the move whose mean over the worlds is best. The number of worlds
-  shrinks as the hidden cards do; with nothing hidden one world is searched.
-- :func:`ceiling` is a bounded best-first search on the real deal (every card seen): the best score
-  among the positions it reaches within :data:`CEILING_NODES` expansions. It is exact when it wins
-  or when the search exhausts every position before the budget runs out; otherwise a lower bound.
+  and takes the move that raises :func:`worth` most, to a position not seen before; with none, it
+  turns the stock, or keeps the game going as above, or concedes.
+- :class:`Search` is determinized search (perfect-information Monte Carlo): it draws
+  :attr:`Search.worlds` worlds from the view and its memory; in each, every macro move from the
+  position gets its own depth-first search (best child first, an equal share of
+  :attr:`Search.budget` expanded positions, halved under ``any``); a first move is worth the best
+  position found after it, and the bot plays the card move with the best mean over the worlds, or
+  turns the stock if turning is better on the mean and in most worlds (a turn buries the waste's
+  top card on the promise of cards not yet seen). When no move gains anything it turns on without
+  searching again until something changes, and keeps the game going at most
+  :attr:`Search.restarts` times. With nothing hidden it searches one world.
+- :func:`ceiling` sees every card: a depth-first search over macro moves (best child first, at
+  most :data:`CEILING_NODES` expanded positions), and if that neither wins nor finishes, the search
+  bot's own play with the real state as its one world; the better score. A lower bound on the best
+  reachable score, exact when it is a win or the depth-first search finished.
 """
 
 from __future__ import annotations
@@ -300,7 +312,7 @@ def _keep_going(world: ChanceState, turn: Turn, neutral: list[Move], rng: Any) -
 
 class Search(Bot):
     name = "search"
-    summary = "The Chance: best-first search over macro moves in several drawn worlds, remembering the stock."
+    summary = "The Chance: depth-first search over macro moves in several drawn worlds, remembering the stock."
     games = frozenset({"the-chance"})
 
     worlds = 4
