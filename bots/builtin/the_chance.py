@@ -22,8 +22,9 @@ card in play (face up elsewhere, in the stock or the waste). Positions are judge
 what a win adds to the score, all in foundation cards.
 
 - :class:`Greedy` looks one move ahead: it applies each legal move to one world drawn from the view
-  and takes the move that raises :func:`worth` most, to a position not seen before; with none, it
-  turns the stock, or keeps the game going as above, or concedes.
+  and takes the move that raises :func:`worth` most, to a position not seen before; once it knows
+  the stock, turning to a card and playing it counts as one move (a macro move that starts with a
+  turn). With nothing gaining, it turns the stock, or keeps the game going as above, or concedes.
 - :class:`Search` is determinized search (perfect-information Monte Carlo): it draws
   :attr:`Search.worlds` worlds from the view and its memory; in each, every macro move from the
   position gets its own depth-first search (best child first, an equal share of
@@ -279,17 +280,18 @@ class Greedy(Bot):
         world = draw(turn.view, self.memory, self.rng)
         self.visited.add(_seen_key(world))
         here = worth(world)
+        options = [(move, THE_CHANCE.apply(world, move)) for move in turn.moves if move != TURN]
+        if None not in self.memory.stock:
+            # The stock is known: a run of turns and the card then played count as one move.
+            options += [(move, after) for move, after in children(world) if move == TURN]
         best, chosen, neutral = 0.0, None, []
-        for move in turn.moves:
-            if move == TURN:
-                continue
-            after = THE_CHANCE.apply(world, move)
+        for move, after in options:
             if _seen_key(after) in self.visited:
                 continue
             gain = worth(after) - here
             if gain > best + 1e-9:
                 best, chosen = gain, move
-            elif gain > -1e-9:
+            elif gain > -1e-9 and move != TURN:
                 neutral.append(move)
         if chosen is not None:
             return chosen
