@@ -22,17 +22,18 @@ card in play (face up elsewhere, in the stock or the waste). Positions are judge
 what a win adds to the score, all in foundation cards.
 
 - :class:`Greedy` looks one move ahead: it applies each legal move to one world drawn from the view
-  and takes the move that raises :func:`worth` most, to a position not seen before; with none, it
-  turns the stock, or keeps the game going as above, or concedes.
-- :class:`Search` is determinized search (perfect-information Monte Carlo): it draws
-  :attr:`Search.worlds` worlds from the view and its memory; in each, every macro move from the
-  position gets its own depth-first search (best child first, an equal share of
-  :attr:`Search.budget` expanded positions, halved under ``any``); a first move is worth the best
-  position found after it, and the bot plays the card move with the best mean over the worlds, or
-  turns the stock if turning is better on the mean and in most worlds (a turn buries the waste's
-  top card on the promise of cards not yet seen). When no move gains anything it turns on without
-  searching again until something changes, and keeps the game going at most
-  :attr:`Search.restarts` times. With nothing hidden it searches one world.
+  and takes the move that raises :func:`worth` most, to a position not seen before; once it knows
+  the stock, turning to a card and playing it counts as one move (a macro move that starts with a
+  turn). With nothing gaining, it turns the stock, or keeps the game going as above, or concedes.
+- :class:`Search` is determinized search (perfect-information Monte Carlo): it draws worlds from
+  the view and its memory (:attr:`Search.settings`: 8 a move, 4 under ``any``); in each, every
+  macro move from the position gets its own depth-first search (best child first, an equal share of
+  300 expanded positions, 150 under ``any``); a first move is worth the best position found after
+  it, and the bot plays the card move with the best mean over the worlds, or turns the stock if
+  turning is better on the mean and in most worlds (a turn buries the waste's top card on the
+  promise of cards not yet seen). When no move gains anything it turns on without searching again
+  until something changes, and keeps the game going at most :attr:`Search.restarts` times. With
+  nothing hidden it searches one world.
 - :func:`ceiling` sees every card: a depth-first search over macro moves (best child first, at
   most :data:`CEILING_NODES` expanded positions), and if that neither wins nor finishes, the search
   bot's own play with the real state as its one world; the better score. A lower bound on the best
@@ -42,7 +43,7 @@ what a win adds to the score, all in foundation cards.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from parlour.bots.arena import MAX_MOVES
 from parlour.bots.base import Bot, Turn
@@ -279,17 +280,18 @@ class Greedy(Bot):
         world = draw(turn.view, self.memory, self.rng)
         self.visited.add(_seen_key(world))
         here = worth(world)
+        options = [(move, THE_CHANCE.apply(world, move)) for move in turn.moves if move != TURN]
+        if None not in self.memory.stock:
+            # The stock is known: a run of turns and the card then played count as one move.
+            options += [(move, after) for move, after in children(world) if move == TURN]
         best, chosen, neutral = 0.0, None, []
-        for move in turn.moves:
-            if move == TURN:
-                continue
-            after = THE_CHANCE.apply(world, move)
+        for move, after in options:
             if _seen_key(after) in self.visited:
                 continue
             gain = worth(after) - here
             if gain > best + 1e-9:
                 best, chosen = gain, move
-            elif gain > -1e-9:
+            elif gain > -1e-9 and move != TURN:
                 neutral.append(move)
         if chosen is not None:
             return chosen
@@ -315,8 +317,9 @@ class Search(Bot):
     summary = "The Chance: depth-first search over macro moves in several drawn worlds, remembering the stock."
     games = frozenset({"the-chance"})
 
-    worlds = 4
-    budget = 300  # positions expanded per world (halved under "any", where moves are many and easy)
+    # For each sequence rule: the worlds drawn per move, and the positions expanded in each. Under
+    # "any" moves are many (each search costs more) and easy (a shallower search does as well).
+    settings: ClassVar[dict[str, tuple[int, int]]] = {"any": (4, 150), "alternate": (8, 300), "suit": (8, 300)}
     restarts = 40  # card moves made only to keep the game going, at most, per game
 
     def __init__(self, seed: int = 0) -> None:
@@ -366,14 +369,15 @@ class Search(Bot):
 
     def _search(self, turn: Turn, first: ChanceState) -> Move | None:
         """The best move by the mean over the worlds, or ``None`` if none gains anything."""
+        worlds, budget = self.settings[first.options["sequence"]]  # type: ignore[index]
         hidden = sum(len(d) for d in first.down) + sum(c is None for c in self.memory.stock)
-        n = self.worlds if hidden > 1 else 1
+        n = worlds if hidden > 1 else 1
         values: list[dict[Move, float]] = []
         here = 0.0
         for i in range(n):
             world = first if i == 0 else self._world(turn)
             here += worth(world)
-            values.append(depth_first(world, self.budget // 2 if world.options["sequence"] == "any" else self.budget))
+            values.append(depth_first(world, budget))
         totals: dict[Move, float] = {}
         for found in values:
             for move, value in found.items():
@@ -399,7 +403,7 @@ class Search(Bot):
 class _Clairvoyant(Search):
     """The search bot's play seeing every card: its one world is the real state (for :func:`ceiling`)."""
 
-    worlds = 1
+    settings: ClassVar[dict[str, tuple[int, int]]] = {rule: (1, nodes) for rule, (_, nodes) in Search.settings.items()}
 
     def __init__(self, state: ChanceState) -> None:
         super().__init__(0)

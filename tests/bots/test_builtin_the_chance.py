@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 import pytest
 
@@ -19,8 +20,7 @@ OPTIONS = [{"sequence": rule} for rule in ("alternate", "any", "suit")]
 class Quick(the_chance.Search):
     """The search bot with a small budget, so that whole deals play in a test's time."""
 
-    worlds = 2
-    budget = 20
+    settings: ClassVar[dict[str, tuple[int, int]]] = {"any": (2, 20), "alternate": (2, 20), "suit": (2, 20)}
     restarts = 3
 
 
