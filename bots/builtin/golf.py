@@ -9,12 +9,14 @@ can play next, from the tallest pile on a tie; else it turns the stock.
 
 ``Search`` decides once per stock card. Nothing new is seen between two turns, so a
 decision is a whole run of plays (a *chain*: each card one rank from the last) followed by
-a turn; it plans the chain and plays it out. It picks the chain by Monte Carlo: for each
-chain end it plays ``rollouts`` games to the finish, the rest of the stock shuffled anew for
-each (the same shuffles for every chain), choosing later chains greedily (fewest cards
-left, then piles as even as possible); a chain's value is its games' mean reward (a win
-scores more than any loss). With ``exact_below`` cards or fewer left in the stock it
-searches every order instead and plays the chain with the best expected reward exactly.
+a turn; it plans the chain and plays it out. It values a chain's end by looking one card
+ahead: for each rank the next turn may show (weighted by how many such cards are unseen) it
+takes the best chain that card allows, valued by ``rollouts`` games played to the finish
+with the rest of the stock shuffled anew for each (the same shuffles for every chain) and
+later chains chosen greedily (fewest cards left, then piles as even as possible). A game's
+reward is 1 for a win, less the more cards stay. With ``exact_below`` cards or fewer left in the stock it
+searches every order instead and plays the chain with the best expected reward exactly
+(unless that takes more than ``EXACT_BUDGET`` positions).
 Drawing orders rather than solving drawn deals is deliberate: a solver that sees the
 drawn stock plans for cards it could not know were coming, and played that way (PIMC)
 Golf wins far fewer deals.
@@ -35,8 +37,9 @@ from parlour.games.cards import RANK, parse_card
 from parlour.games.golf import PILES, PLAY, TURN, GolfState
 from parlour.games.golf_solver import fewest
 
-ROLLOUTS = 24  # games played to the end per chain end
+ROLLOUTS = 8  # games played to the end per chain end, for each rank the next turn may show
 EXACT_BELOW = 6  # stock cards at or under which the search is exact
+EXACT_BUDGET = 20_000  # positions the exact search may value per decision before it gives way to rollouts
 WIN_BONUS = 4  # a lost game counts this many cards worse than it stands, setting wins apart
 
 Heights = tuple[int, ...]
@@ -68,6 +71,10 @@ class _Board:
         self.stock: int = board["stock"]
 
 
+class _OverBudget(Exception):
+    """The exact search valued more positions than its budget allows."""
+
+
 class _Chains:
     """Chain ends over one deal's piles, with caches: positions repeat a lot in a search.
 
@@ -80,6 +87,7 @@ class _Chains:
         self._ends: dict[tuple[Heights, int], list[Heights]] = {}
         self._greedy: dict[tuple[Heights, int], Heights] = {}
         self._exact: dict[tuple[Heights, Counts], float] = {}
+        self.budget = 0  # positions :meth:`expected` may still value before it raises _OverBudget
 
     def holds(self, piles: tuple[tuple[int, ...], ...]) -> bool:
         """Whether ``piles`` are what is left of this deal's piles."""
@@ -143,6 +151,9 @@ class _Chains:
         key = (end, unseen)
         value = self._exact.get(key)
         if value is None:
+            self.budget -= 1
+            if self.budget < 0:
+                raise _OverBudget
             total = sum(unseen)
             if not total:
                 value = _reward(sum(end))
@@ -226,24 +237,44 @@ class Search(Bot):
         if len(ends) == 1 or not board.stock:
             return ends[0]
         if board.stock <= self.exact_below:
-            return max(ends, key=lambda end: chains.expected(end, board.unseen))
-        stock = [rank for rank in range(1, 14) for _ in range(board.unseen[rank])]
-        orders = []
-        for _ in range(self.rollouts):
-            self.rng.shuffle(stock)
-            orders.append(tuple(stock))
+            chains.budget = EXACT_BUDGET
+            try:
+                return max(ends, key=lambda end: chains.expected(end, board.unseen))
+            except _OverBudget:
+                pass  # a rare tangle of piles: rollouts decide instead
+        unseen = board.unseen
+        ranks = [rank for rank in range(1, 14) if unseen[rank]]
+        orders: dict[int, list[tuple[int, ...]]] = {}
+        for rank in ranks:  # the same shuffles of the rest for every chain that follows a turned ``rank``
+            rest = [r for r in range(1, 14) for _ in range(unseen[r] - (r == rank))]
+            orders[rank] = []
+            for _ in range(self.rollouts):
+                self.rng.shuffle(rest)
+                orders[rank].append(tuple(rest))
+        values: dict[tuple[Heights, int], float] = {}
+
+        def value(after: Heights, rank: int) -> float:
+            """The mean reward of greedy play from ``after``, ``rank`` just turned and played on."""
+            found = values.get((after, rank))
+            if found is None:
+                found = 0.0
+                for order in orders[rank]:
+                    heights = after
+                    for next_rank in order:
+                        if not any(heights):
+                            break
+                        heights = chains.greedy(heights, next_rank)
+                    found += _reward(sum(heights))
+                values[(after, rank)] = found
+            return found
+
         best, best_value = ends[0], -1.0
         for end in ends:
-            value = 0.0
-            for order in orders:
-                heights = end
-                for rank in order:
-                    if not any(heights):
-                        break
-                    heights = chains.greedy(heights, rank)
-                value += _reward(sum(heights))
-            if value > best_value:
-                best, best_value = end, value
+            if not any(end):
+                return end
+            expected = sum(unseen[rank] * max(value(after, rank) for after in chains.ends(end, rank)) for rank in ranks)
+            if expected > best_value:
+                best, best_value = end, expected
         return best
 
 
