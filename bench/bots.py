@@ -28,6 +28,7 @@ from typing import Any
 
 from parlour.bots import BotNotFound, Turn
 from parlour.bots.arena import ArenaResult, bot_class, cores, run_arena, winning_score
+from parlour.bots.ceiling import ceiling_exact
 from parlour.bots.report import arena_records, options_text, percent, rate_ci_text, score_ci_text
 from parlour.bots.stats import Interval, wilson_interval
 from parlour.games import Game, Score, game_names, get_game
@@ -152,7 +153,9 @@ Columns:
 - **ceiling**: a player who sees every card (a solver, or a strong search where no exact solver is
   feasible; used only for measurement, it never plays a race): its win rate counts the deals whose
   best reachable score only a won game gets, and its mean score is the mean of the best score
-  reachable. "no solver" where the game has none.
+  reachable. "ceiling (exact)" is a solver's exact best; "ceiling (a bound)" is the best a strong
+  search found seeing every card: reachable, so the true best is at least that (it shows what can be
+  done, never that more cannot). "no solver" where the game has none.
 
 A human's odds, as the seeds give them:
 
@@ -195,7 +198,7 @@ def rows(measured: Measured) -> list[list[str]]:
         out.append(
             [
                 *head,
-                "ceiling",
+                "ceiling (exact)" if ceiling_exact(measured.game) else "ceiling (a bound)",
                 interval_cell(best.win_rate, best.win_ci, True),
                 interval_cell(best.mean_score, best.score_ci, False),
                 "",
@@ -239,10 +242,15 @@ def odds_rows(measured: Sequence[Measured]) -> list[list[str]]:
         target = 2 * odds.rate
         if rates[best][0] >= target:
             verdict = "yes"
-        elif ceiling is not None and ceiling[0] < target:
+        elif ceiling is not None and ceiling[0] < target and ceiling_exact(m.game):
             verdict = f"impossible: 2 x {percent(odds.rate)} is above the ceiling's {percent(ceiling[0])}"
         elif target >= 1:
             verdict = f"only by winning every deal: 2 x {percent(odds.rate)} is {percent(target)}"
+        elif ceiling is not None and ceiling[0] < target:
+            verdict = (
+                f"no; the ceiling's {percent(ceiling[0])} is under 2 x {percent(odds.rate)}, "
+                "but it is only a lower bound, so it proves nothing"
+            )
         else:
             verdict = "no"
         out.append(

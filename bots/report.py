@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from parlour.bots.arena import ArenaResult, BotSummary, CeilingSummary
+from parlour.bots.ceiling import ceiling_exact
 from parlour.bots.stats import Interval
+from parlour.games import get_game
 
 
 def percent(rate: float) -> str:
@@ -74,7 +76,8 @@ def arena_records(result: ArenaResult) -> list[dict[str, Any]]:
     ``win_ci`` [low, high], ``mean_score``, ``score_ci`` (Student's t; null with one deal),
     ``ms_per_move``, ``max_ms``, ``head_to_head`` ({other bot: {"beats": share, "ties": share}}) and,
     when the ceiling was asked for, ``ceiling`` (null where the game has no solver, else ``deals``,
-    ``win_rate``, ``win_ci``, ``mean_score``, ``score_ci``)."""
+    ``win_rate``, ``win_ci``, ``mean_score``, ``score_ci``, and ``exact``: false where the ceiling is only a
+    reachable score, a lower bound on the best)."""
     setup = result.setup
     records = []
     best = result.ceiling() if setup.ceiling else None
@@ -93,7 +96,7 @@ def arena_records(result: ArenaResult) -> list[dict[str, Any]]:
             },
         }
         if setup.ceiling:
-            record["ceiling"] = None if best is None else _ceiling_fields(best)
+            record["ceiling"] = None if best is None else _ceiling_fields(best, ceiling_exact(get_game(setup.game)))
         records.append(record)
     return records
 
@@ -111,8 +114,9 @@ def _bot_fields(s: BotSummary) -> dict[str, Any]:
     }
 
 
-def _ceiling_fields(c: CeilingSummary) -> dict[str, Any]:
+def _ceiling_fields(c: CeilingSummary, exact: bool) -> dict[str, Any]:
     return {
+        "exact": exact,
         "deals": c.deals,
         "win_rate": round(c.win_rate, 4),
         "win_ci": _interval(c.win_ci, 4),

@@ -102,6 +102,9 @@ def solve(state: CarpetState, limit: int | None = None) -> Solution:
     return Solution(best, not stopped, positions)
 
 
+CEILING_EXACT = True  # the ceiling is the exact best score
+
+
 def ceiling(state: CarpetState) -> Score | None:
     """The most cards a player who sees every card can put on the foundations: exact."""
     return solve(state).best

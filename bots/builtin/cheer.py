@@ -213,6 +213,9 @@ def solve(state: CheerState, budget: int = SEARCH_NODES) -> tuple[list[Move] | N
     return None, proved
 
 
+CEILING_EXACT = True  # the ceiling is the exact best score
+
+
 def ceiling(state: CheerState) -> Score:
     """The best score reachable from ``state``: exact (the solver's budget of ``CEILING_NODES`` positions
     per parking limit is far above what any deal tried needed)."""

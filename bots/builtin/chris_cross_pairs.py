@@ -152,6 +152,9 @@ class Search(Bot):
         return choice
 
 
+CEILING_EXACT = False  # the ceiling is a reachable score, a lower bound on the best
+
+
 def ceiling(state: ChrisCrossState) -> Score:
     """The most cards a player who knows the stock's order can cast out from ``state`` (see the module)."""
     found = _nested_rollouts(state)

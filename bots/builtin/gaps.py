@@ -258,6 +258,9 @@ def _gaps_of(cells: tuple[Card, ...]) -> tuple[int, ...]:
     return tuple(i for i, c in enumerate(cells) if c == GAP)
 
 
+CEILING_EXACT = False  # the ceiling is a reachable score, a lower bound on the best
+
+
 def ceiling(state: GapsState) -> Score:
     """The best score found from ``state`` seeing the deal's seed (so every redeal): a strong bounded
     search, a lower bound on the true best. Each deal is searched for ``CEILING_BRANCHES`` stuck positions

@@ -242,6 +242,9 @@ class _Clairvoyant(Search):
         return self.state
 
 
+CEILING_EXACT = False  # the ceiling is a reachable score, a lower bound on the best
+
+
 def ceiling(state: GateState, nodes: int = CEILING_NODES) -> Score | None:
     """The best score reachable from ``state`` seeing the stock, as far as two searches find.
 

@@ -219,6 +219,9 @@ def _promise(position: tuple[tuple[Pile, ...], tuple[int, ...]]) -> int:
     return 3 * score - 2 * len(waste) + 4 * wanted + 8 * empty
 
 
+CEILING_EXACT = False  # the ceiling is a reachable score, a lower bound on the best
+
+
 def ceiling(state: GermanPatienceState) -> Score | None:
     """The most cards in piles a beam search that sees the stock reaches (a lower bound on the best)."""
     piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)

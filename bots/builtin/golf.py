@@ -278,6 +278,9 @@ class Search(Bot):
         return best
 
 
+CEILING_EXACT = True  # the ceiling is the exact best score
+
+
 def ceiling(state: GolfState) -> Score | None:
     """The fewest cards a player who sees the stock can leave in the piles: exact."""
     return fewest(state).score

@@ -413,6 +413,9 @@ class _Clairvoyant(Search):
         return self.state
 
 
+CEILING_EXACT = False  # the ceiling is a reachable score, a lower bound on the best
+
+
 def ceiling(state: ChanceState, nodes: int = CEILING_NODES) -> Score | None:
     """The best score reachable from ``state`` seeing every card, as far as two searches find.
 

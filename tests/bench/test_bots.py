@@ -22,12 +22,13 @@ def test_the_strength_bench_measures_every_bot_that_plays_and_writes_the_table(t
         random = by_key[(game, "random")]
         assert random["deals"] == 3 and random["options"] == {} and random["seed"] == 0
         assert 0 <= random["win_ci"][0] <= random["win_rate"] <= random["win_ci"][1] <= 1
-        assert "ceiling" in random
+        assert random["ceiling"]["exact"] is (game == "golf")  # Golf's solver is exact, Gaps' a search
         for bot in ("greedy", "search"):  # every built-in bot plays every game
             assert by_key[(game, bot)]["deals"] == 3, by_key[(game, bot)]
     text = table.read_text()
     assert text.startswith("# How strong the bots are")
     assert "python bench/bots.py --markdown bots/STRENGTH.md" in text
-    assert "| golf | none | random |" in text and "| gaps | none | ceiling |" in text
+    assert "| golf | none | random |" in text and "| gaps | none | ceiling (a bound) |" in text
+    assert "| golf | none | ceiling (exact) |" in text
     assert "| golf | under 1 win in 20 | a win |" in text and "| gaps | about 1 win in 20 | a win |" in text
     assert "## Each bot against the one before it" in text
