@@ -11,12 +11,15 @@ can play next, from the tallest pile on a tie; else it turns the stock.
 decision is a whole run of plays (a *chain*: each card one rank from the last) followed by
 a turn; it plans the chain and plays it out. It values a chain's end by looking one card
 ahead: for each rank the next turn may show (weighted by how many such cards are unseen) it
-takes the best chain that card allows, valued by ``rollouts`` games played to the finish
-with the rest of the stock shuffled anew for each (the same shuffles for every chain) and
-later chains chosen greedily (fewest cards left, then piles as even as possible). A game's
-reward is 1 for a win, less the more cards stay. With ``exact_below`` cards or fewer left in the stock it
-searches every order instead and plays the chain with the best expected reward exactly
-(unless that takes more than ``EXACT_BUDGET`` positions).
+takes the best chain that card allows, valued by games played to the finish with the rest
+of the stock shuffled anew for each (the same shuffles for every chain) and later chains
+chosen greedily (fewest cards left, then piles as even as possible). A game's reward is 1
+for a win, less the more cards stay. Each chain end after a turn gets ``rollouts`` such
+games, fewer when a decision would play more than ``ROLLOUT_BUDGET`` (at least one each);
+a decision compares at most ``MAX_ENDS`` chains. With ``exact_below`` cards or fewer left in
+the stock it searches every order instead and plays the chain with the best expected reward
+exactly (unless that takes more than ``EXACT_BUDGET`` positions). Every bound is a count, so
+the moves depend only on the seed.
 Drawing orders rather than solving drawn deals is deliberate: a solver that sees the
 drawn stock plans for cards it could not know were coming, and played that way (PIMC)
 Golf wins far fewer deals.
@@ -38,8 +41,10 @@ from parlour.games.golf import PILES, PLAY, TURN, GolfState
 from parlour.games.golf_solver import fewest
 
 ROLLOUTS = 8  # games played to the end per chain end, for each rank the next turn may show
+ROLLOUT_BUDGET = 3_000  # games played to the end per decision at most, unless each chain end after a turn gets one
+MAX_ENDS = 120  # chain ends a decision compares at most (fewest cards left first); most decisions have under 60
 EXACT_BELOW = 6  # stock cards at or under which the search is exact
-EXACT_BUDGET = 20_000  # positions the exact search may value per decision before it gives way to rollouts
+EXACT_BUDGET = 12_000  # positions the exact search may value per decision before it gives way to rollouts
 WIN_BONUS = 4  # a lost game counts this many cards worse than it stands, setting wins apart
 
 Heights = tuple[int, ...]
@@ -244,11 +249,17 @@ class Search(Bot):
                 pass  # a rare tangle of piles: rollouts decide instead
         unseen = board.unseen
         ranks = [rank for rank in range(1, 14) if unseen[rank]]
+        if not any(ends[0]):
+            return ends[0]
+        ends = ends[:MAX_ENDS]
+        nexts = {(end, rank): chains.ends(end, rank) for end in ends for rank in ranks}
+        pairs = len({(after, rank) for (_, rank), afters in nexts.items() for after in afters})
+        rollouts = max(1, min(self.rollouts, ROLLOUT_BUDGET // pairs))
         orders: dict[int, list[tuple[int, ...]]] = {}
         for rank in ranks:  # the same shuffles of the rest for every chain that follows a turned ``rank``
             rest = [r for r in range(1, 14) for _ in range(unseen[r] - (r == rank))]
             orders[rank] = []
-            for _ in range(self.rollouts):
+            for _ in range(rollouts):
                 self.rng.shuffle(rest)
                 orders[rank].append(tuple(rest))
         values: dict[tuple[Heights, int], float] = {}
@@ -265,14 +276,12 @@ class Search(Bot):
                             break
                         heights = chains.greedy(heights, next_rank)
                     found += _reward(sum(heights))
-                values[(after, rank)] = found
+                values[(after, rank)] = found = found / rollouts
             return found
 
         best, best_value = ends[0], -1.0
         for end in ends:
-            if not any(end):
-                return end
-            expected = sum(unseen[rank] * max(value(after, rank) for after in chains.ends(end, rank)) for rank in ranks)
+            expected = sum(unseen[rank] * max(value(after, rank) for after in nexts[end, rank]) for rank in ranks)
             if expected > best_value:
                 best, best_value = end, expected
         return best
