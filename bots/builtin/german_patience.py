@@ -40,6 +40,7 @@ from parlour.games.german_patience import FULL, MOVES, PILES, TURN, GermanPatien
 ROLLOUTS = 8  # games played to the end per choice
 WIN_BONUS = 20
 CEILING_WIDTH = 20  # positions kept per stock card by the ceiling's beam
+SEARCH_SPREAD = 1000  # positions the search bot weighs before each turn
 CEILING_SPREAD = 200  # positions one position may spread into before the next turn
 WASTE = PILES  # source index of the waste in MOVES
 
@@ -138,50 +139,26 @@ class Greedy(Bot):
 
 class Search(Bot):
     name = "search"
-    summary = "German Patience: weighs each real choice by greedy games over shuffled stocks."
+    summary = "German Patience: before each turn, moves to the best position its moves reach."
     games: ClassVar[frozenset[str] | None] = frozenset({"german-patience"})
 
-    def __init__(self, seed: int = 0, rollouts: int = ROLLOUTS) -> None:
+    def __init__(self, seed: int = 0, spread: int = SEARCH_SPREAD) -> None:
         super().__init__(seed)
-        self.rollouts = rollouts
+        self.spread = spread
+        self.plan: list[tuple[Position, Step]] = []  # the steps still to make, each after the position it is for
+
+    def start(self, turn: Turn) -> None:
+        self.plan = []
 
     def choose(self, turn: Turn) -> Move:
         position = _Position(turn.view)
-        piles, waste = position.piles, position.waste
-        greedy = _greedy(piles, waste)
-        choices: list[Step | None] = [greedy]
-        if greedy is not None and position.unseen:
-            choices.append(None)
-        if waste:
-            rank, seen = waste[-1], set()
-            for i, (top, n) in enumerate(piles):
-                if (n == 0 or (n < FULL and _wants(top) == rank)) and (top, n) not in seen:
-                    seen.add((top, n))
-                    if (WASTE, i) not in choices:
-                        choices.append((WASTE, i))
-        choices = [c for c in choices if _move(c) in turn.moves]
-        if len(choices) <= 1:
-            return _move(choices[0]) if choices else CONCEDE
-        orders = []
-        for _ in range(self.rollouts):
-            self.rng.shuffle(position.unseen)
-            orders.append(tuple(position.unseen))
-        best, best_value = choices[0], -1
-        for choice in choices:
-            value = 0
-            for order in orders:
-                after, rest = list(piles), list(waste)
-                turned = 0
-                if choice is None:
-                    rest.append(order[0])
-                    turned = 1
-                else:
-                    _apply(after, rest, choice)
-                score = _play_out(after, rest, order, turned)
-                value += score + (WIN_BONUS if score == PILES * FULL else 0)
-            if value > best_value:
-                best, best_value = choice, value
-        return _move(best)
+        here: Position = (tuple(position.piles), tuple(position.waste))
+        if not self.plan or self.plan[0][0] != here:
+            self.plan = _plan(here, self.spread)
+        if not self.plan:  # here is the best position: turn, or with the stock out concede (nothing is left to gain)
+            return TURN if position.unseen else CONCEDE
+        move = _move(self.plan.pop(0)[1])
+        return move if move in turn.moves else CONCEDE
 
 
 def _steps(piles: tuple[Pile, ...], waste: tuple[int, ...]) -> list[Step]:
@@ -195,20 +172,67 @@ def _steps(piles: tuple[Pile, ...], waste: tuple[int, ...]) -> list[Step]:
     ]
 
 
-def _spread(piles: tuple[Pile, ...], waste: tuple[int, ...]) -> list[tuple[tuple[Pile, ...], tuple[int, ...]]]:
-    """Positions reachable from here before the next turn (piles in any order count once), capped."""
-    found = {(tuple(sorted(piles)), waste): (piles, waste)}
-    todo = [(piles, waste)]
-    while todo and len(found) < CEILING_SPREAD:
-        here, rest = todo.pop()
+Position = tuple[tuple[Pile, ...], tuple[int, ...]]  # piles, waste
+Key = tuple[tuple[Pile, ...], tuple[int, ...]]  # a position with its piles sorted: where they stand does not matter
+
+
+def _key(position: Position) -> Key:
+    return tuple(sorted(position[0])), position[1]
+
+
+def _spread(start: Position, cap: int) -> dict[Key, tuple[Position, Key | None, Step | None]]:
+    """Positions reachable from ``start`` before the next turn (piles in any order count once), at most ``cap``.
+
+    Each maps to itself, the position it was first reached from and the step from there (``None`` for
+    ``start``). The search is depth first, so the same call always finds the same positions.
+    """
+    first = _key(start)
+    found: dict[Key, tuple[Position, Key | None, Step | None]] = {first: (start, None, None)}
+    todo = [(first, start)]
+    while todo and len(found) < cap:
+        key, (here, rest) = todo.pop()
         for step in _steps(here, rest):
             after, left = list(here), list(rest)
             _apply(after, left, step)
-            key = (tuple(sorted(after)), tuple(left))
-            if key not in found:
-                found[key] = (tuple(after), tuple(left))
-                todo.append(found[key])
-    return list(found.values())
+            position = (tuple(after), tuple(left))
+            reached = _key(position)
+            if reached not in found:
+                found[reached] = (position, key, step)
+                todo.append((reached, position))
+    return found
+
+
+def _value(position: Position) -> int:
+    """How good a position is to turn from: cards in piles first, then distinct ranks wanted and empty piles."""
+    piles = position[0]
+    score = wanting = empty = 0
+    wanted = set()
+    for top, n in piles:
+        score += n
+        if n == 0:
+            empty += 1
+        elif n < FULL:
+            wanting += 1
+            wanted.add(top)
+    return 100 * score + 3 * len(wanted) + 5 * empty + wanting
+
+
+def _plan(start: Position, cap: int) -> list[tuple[Position, Step]]:
+    """The steps to the best position reachable before the next turn, each with the position it is made from."""
+    found = _spread(start, cap)
+    best, best_value = _key(start), _value(start)
+    for key, (position, _, _) in found.items():
+        value = _value(position)
+        if value > best_value:
+            best, best_value = key, value
+    plan: list[tuple[Position, Step]] = []
+    position, parent, step = found[best]
+    while parent is not None and step is not None:
+        before = found[parent][0]
+        plan.append((before, step))
+        position, parent, step = found[parent]
+    plan.reverse()
+    return plan
 
 
 def _promise(position: tuple[tuple[Pile, ...], tuple[int, ...]]) -> int:
@@ -224,14 +248,14 @@ def ceiling(state: GermanPatienceState) -> Score | None:
     piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
     waste = tuple(RANK[c] for c in state.waste)
     stock = [RANK[c] for c in state.stock]
-    beam = _spread(piles, waste)
+    beam = [p for p, _, _ in _spread((piles, waste), CEILING_SPREAD).values()]
     best = max(sum(n for _, n in p) for p, _ in beam)
     for rank in stock:
         if best == PILES * FULL:
             break
         found: dict[tuple[tuple[Pile, ...], tuple[int, ...]], tuple[tuple[Pile, ...], tuple[int, ...]]] = {}
         for here, rest in beam:
-            for after, left in _spread(here, (*rest, rank)):
+            for after, left in (p for p, _, _ in _spread((here, (*rest, rank)), CEILING_SPREAD).values()):
                 found[(tuple(sorted(after)), left)] = (after, left)
         beam = sorted(found.values(), key=_promise, reverse=True)[:CEILING_WIDTH]
         best = max(best, max(sum(n for _, n in p) for p, _ in beam))

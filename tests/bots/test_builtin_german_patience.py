@@ -28,13 +28,13 @@ def moves_of(bot: Bot, seed: int) -> list[Move]:
 
 def test_greedy_and_search_play_whole_deals() -> None:
     for seed in (1, 2):
-        for bot in (Greedy(seed), Search(seed, rollouts=2)):
+        for bot in (Greedy(seed), Search(seed)):
             played = play(bot, "german-patience", seed)
             assert played.ending in (Ending.WON, Ending.STUCK, Ending.CONCEDED)  # never cycling until out of time
 
 
 def test_the_same_seed_gives_the_same_moves() -> None:
-    assert moves_of(Search(3, rollouts=2), 4) == moves_of(Search(3, rollouts=2), 4)
+    assert moves_of(Search(3), 4) == moves_of(Search(3), 4)
 
 
 def test_greedy_plays_the_waste_onto_the_pile_that_wants_it() -> None:
