@@ -40,7 +40,10 @@ from parlour.games.german_patience import FULL, MOVES, PILES, TURN, GermanPatien
 ROLLOUTS = 8  # games played to the end per choice
 WIN_BONUS = 20
 CEILING_WIDTH = 20  # positions kept per stock card by the ceiling's beam
-SEARCH_SPREAD = 1000  # positions the search bot weighs before each turn
+SEARCH_SPREAD = 200  # positions the search bot reaches before each turn
+SEARCH_CHOICES = 3  # of those, the best with the most cards in piles weighed by the next card's outlook
+SEARCH_LOWER = 2  # and the best with fewer cards in piles
+SEARCH_INNER = 50  # positions reached after each possible next card
 CEILING_SPREAD = 200  # positions one position may spread into before the next turn
 WASTE = PILES  # source index of the waste in MOVES
 
@@ -154,7 +157,7 @@ class Search(Bot):
         position = _Position(turn.view)
         here: Position = (tuple(position.piles), tuple(position.waste))
         if not self.plan or self.plan[0][0] != here:
-            self.plan = _plan(here, self.spread)
+            self.plan = _plan(here, position.unseen, self.spread, SEARCH_CHOICES, SEARCH_LOWER, SEARCH_INNER)
         if not self.plan:  # here is the best position: turn, or with the stock out concede (nothing is left to gain)
             return TURN if position.unseen else CONCEDE
         move = _move(self.plan.pop(0)[1])
@@ -217,22 +220,54 @@ def _value(position: Position) -> int:
     return 100 * score + 3 * len(wanted) + 5 * empty + wanting
 
 
-def _plan(start: Position, cap: int) -> list[tuple[Position, Step]]:
-    """The steps to the best position reachable before the next turn, each with the position it is made from."""
+def _takes(position: Position, rank: int) -> bool:
+    """Whether a pile takes a card of ``rank`` (an empty pile takes any)."""
+    return any(n == 0 or (n < FULL and _wants(top) == rank) for top, n in position[0])
+
+
+def _outlook(position: Position, unseen: list[int], cap: int) -> int:
+    """The value of the best position reachable after the next card turned, summed over the unseen cards."""
+    here = _value(position)
+    piles, waste = position
+    total = 0
+    for rank in set(unseen):
+        count = unseen.count(rank)
+        if _takes(position, rank):
+            total += count * max(_value(p) for p, _, _ in _spread((piles, (*waste, rank)), cap).values())
+        else:  # nothing takes it: it buries the waste, and the piles can do no more than they could
+            total += count * here
+    return total
+
+
+def _plan(
+    start: Position, unseen: list[int], cap: int, choices: int, lower: int, inner: int
+) -> list[tuple[Position, Step]]:
+    """The steps to the position to turn from, each with the position it is made from.
+
+    The ``choices`` best positions reachable before the next turn with the most cards in piles, and the
+    ``lower`` best with fewer (a card left on the waste on purpose), are weighed by :func:`_outlook`;
+    with the stock out, the best by :func:`_value`.
+    """
     found = _spread(start, cap)
-    best, best_value = _key(start), _value(start)
-    for key, (position, _, _) in found.items():
-        value = _value(position)
-        if value > best_value:
-            best, best_value = key, value
+    ranked = sorted(found, key=lambda k: _value(found[k][0]), reverse=True)
+    best = ranked[0]
+    if unseen:
+        top = _score(found[best][0])
+        weighed = [k for k in ranked if _score(found[k][0]) == top][:choices]
+        weighed += [k for k in ranked if _score(found[k][0]) < top][:lower]
+        best = max(weighed, key=lambda k: _outlook(found[k][0], unseen, inner))
     plan: list[tuple[Position, Step]] = []
-    position, parent, step = found[best]
+    _, parent, step = found[best]
     while parent is not None and step is not None:
-        before = found[parent][0]
+        before, grand, parent_step = found[parent]
         plan.append((before, step))
-        position, parent, step = found[parent]
+        parent, step = grand, parent_step
     plan.reverse()
     return plan
+
+
+def _score(position: Position) -> int:
+    return sum(n for _, n in position[0])
 
 
 def _promise(position: tuple[tuple[Pile, ...], tuple[int, ...]]) -> int:
