@@ -13,21 +13,32 @@ else it turns the stock. With the stock empty and no such move left, it concedes
 the rules still allow (a card moved to and fro between piles) change nothing, and the game
 would go on for ever.
 
-``Search`` asks the same at each move but, when there is a real choice (the greedy move or
-a turn, and every distinct pile the waste top could go to), plays ``rollouts`` games to the
-end from each choice, the rest of the stock shuffled anew for each (the same shuffles for
-every choice) and the greedy rules playing on; it takes the choice with the best mean
-(cards in piles, a win counting ``WIN_BONUS`` more).
+``Search`` plans once per card turned. Between two turns only pile tops and the waste top can
+move, so it lists the positions its moves reach before the next turn (up to ``SEARCH_SPREAD``,
+breadth first, piles in any order counting once) and values each by :func:`_value`: cards in
+piles first, then distinct ranks wanted, empty piles (each takes any card) and piles still
+wanting. Moving cards between non-full piles never changes which ranks the piles want, only
+how long they are; emptying a pile turns a wanted rank into a pile that takes anything. Of
+those positions it weighs the ``SEARCH_CHOICES`` best with the most cards in piles and the
+``SEARCH_LOWER`` best with fewer (a card kept back on the waste on purpose) by their outlook:
+for each rank the stock may still hold, weighted by how many of it are unseen, the best value
+reachable (within ``SEARCH_INNER`` positions) once that card is turned. It plays the moves
+to the best and then turns; with the stock out it goes to the best by value and concedes
+there. The work is bounded by those counts, so the moves follow from the view alone (the seed
+is not used).
 
 ``ceiling`` is a beam search that sees the stock: after each card turned it keeps the
 ``CEILING_WIDTH`` best positions (by cards in piles, fewest on the waste, most distinct
 ranks wanted, empty piles) among everything reachable by moves before the next turn. It is
 a strong search, not an exact solver (two decks make the exact search far too large): its
-score is reachable, so the true best is at least that.
+score is reachable, so the true best is at least that. It shows what a player who sees the
+stock reaches at least; it bounds nothing from above, so it cannot show that a win rate
+(such as the 4% the issue asks of the best bot) is out of reach.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -37,8 +48,6 @@ from parlour.games.base import Score
 from parlour.games.cards import RANK, parse_card
 from parlour.games.german_patience import FULL, MOVES, PILES, TURN, GermanPatienceState
 
-ROLLOUTS = 8  # games played to the end per choice
-WIN_BONUS = 20
 CEILING_WIDTH = 20  # positions kept per stock card by the ceiling's beam
 SEARCH_SPREAD = 200  # positions the search bot reaches before each turn
 SEARCH_CHOICES = 3  # of those, the best with the most cards in piles weighed by the next card's outlook
@@ -91,20 +100,6 @@ def _apply(piles: list[Pile], waste: list[int], step: Step) -> None:
         rank, n = piles[source]
         piles[source] = (_below(rank), n - 1) if n > 1 else (0, 0)
     piles[target] = (rank, piles[target][1] + 1)
-
-
-def _play_out(piles: list[Pile], waste: list[int], stock: list[int] | tuple[int, ...], turned: int) -> int:
-    """Cards in piles at the end of greedy play from here (the lists are changed)."""
-    for _ in range(4 * len(stock) + 200):  # greedy play never loops; the bound is a guard
-        step = _greedy(piles, waste)
-        if step is not None:
-            _apply(piles, waste, step)
-        elif turned < len(stock):
-            waste.append(stock[turned])
-            turned += 1
-        else:
-            break
-    return sum(n for _, n in piles)
 
 
 class _Position:
@@ -187,13 +182,13 @@ def _spread(start: Position, cap: int) -> dict[Key, tuple[Position, Key | None, 
     """Positions reachable from ``start`` before the next turn (piles in any order count once), at most ``cap``.
 
     Each maps to itself, the position it was first reached from and the step from there (``None`` for
-    ``start``). The search is depth first, so the same call always finds the same positions.
+    ``start``). The search is breadth first, so each position is reached by the fewest steps.
     """
     first = _key(start)
     found: dict[Key, tuple[Position, Key | None, Step | None]] = {first: (start, None, None)}
-    todo = [(first, start)]
+    todo = deque([(first, start)])
     while todo and len(found) < cap:
-        key, (here, rest) = todo.pop()
+        key, (here, rest) = todo.popleft()
         for step in _steps(here, rest):
             after, left = list(here), list(rest)
             _apply(after, left, step)
