@@ -13,7 +13,7 @@ else it turns the stock. With the stock empty and no such move left, it concedes
 the rules still allow (a card moved to and fro between piles) change nothing, and the game
 would go on for ever.
 
-``Search`` plans once per card turned. Between two turns only pile tops and the waste top can
+``Search`` plans between turns. Between two turns only pile tops and the waste top can
 move, so it lists the positions its moves reach before the next turn (up to ``SEARCH_SPREAD``,
 breadth first, piles in any order counting once) and values each by :func:`_value`: cards in
 piles first, then distinct ranks wanted, empty piles (each takes any card) and piles still
@@ -23,9 +23,11 @@ those positions it weighs the ``SEARCH_CHOICES`` best with the most cards in pil
 ``SEARCH_LOWER`` best with fewer (a card kept back on the waste on purpose) by their outlook:
 for each rank the stock may still hold, weighted by how many of it are unseen, the best value
 reachable (within ``SEARCH_INNER`` positions) once that card is turned. It plays the moves
-to the best and then turns; with the stock out it goes to the best by value and concedes
-there. The work is bounded by those counts, so the moves follow from the view alone (the seed
-is not used).
+to the best, plans again from there (the spread is capped, so more may be reached), and
+turns when it plans no move; with the stock out it goes to the best by value and concedes
+there. (Turning as soon as the first plan is played out takes a third of the time but scored
+0.3 cards less over 500 deals.) The work is bounded by those counts, so the moves follow
+from the view alone (the seed is not used).
 
 ``ceiling`` is a beam search that sees the stock: after each card turned it keeps the
 ``CEILING_WIDTH`` best positions (by cards in piles, fewest on the waste, most distinct
