@@ -180,17 +180,19 @@ def _key(position: Position) -> Key:
     return tuple(sorted(position[0])), position[1]
 
 
-def _spread(start: Position, cap: int) -> dict[Key, tuple[Position, Key | None, Step | None]]:
+def _spread(start: Position, cap: int, shortest: bool = True) -> dict[Key, tuple[Position, Key | None, Step | None]]:
     """Positions reachable from ``start`` before the next turn (piles in any order count once), at most ``cap``.
 
     Each maps to itself, the position it was first reached from and the step from there (``None`` for
-    ``start``). The search is breadth first, so each position is reached by the fewest steps.
+    ``start``). With ``shortest`` the search is breadth first, so each position is reached by the
+    fewest steps (the search bot plays them); else depth first, which under the cap finds positions
+    further on (the ceiling's beam was tuned so: breadth first it scored 0.4 cards less on 60 deals).
     """
     first = _key(start)
     found: dict[Key, tuple[Position, Key | None, Step | None]] = {first: (start, None, None)}
     todo = deque([(first, start)])
     while todo and len(found) < cap:
-        key, (here, rest) = todo.popleft()
+        key, (here, rest) = todo.popleft() if shortest else todo.pop()
         for step in _steps(here, rest):
             after, left = list(here), list(rest)
             _apply(after, left, step)
@@ -280,14 +282,16 @@ def ceiling(state: GermanPatienceState) -> Score | None:
     piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
     waste = tuple(RANK[c] for c in state.waste)
     stock = [RANK[c] for c in state.stock]
-    beam = [p for p, _, _ in _spread((piles, waste), CEILING_SPREAD).values()]
+    beam = [p for p, _, _ in _spread((piles, waste), CEILING_SPREAD, shortest=False).values()]
     best = max(sum(n for _, n in p) for p, _ in beam)
     for rank in stock:
         if best == PILES * FULL:
             break
         found: dict[tuple[tuple[Pile, ...], tuple[int, ...]], tuple[tuple[Pile, ...], tuple[int, ...]]] = {}
         for here, rest in beam:
-            for after, left in (p for p, _, _ in _spread((here, (*rest, rank)), CEILING_SPREAD).values()):
+            for after, left in (
+                p for p, _, _ in _spread((here, (*rest, rank)), CEILING_SPREAD, shortest=False).values()
+            ):
                 found[(tuple(sorted(after)), left)] = (after, left)
         beam = sorted(found.values(), key=_promise, reverse=True)[:CEILING_WIDTH]
         best = max(best, max(sum(n for _, n in p) for p, _ in beam))
