@@ -28,13 +28,13 @@ def moves_of(bot: Bot, seed: int) -> list[Move]:
 
 def test_greedy_and_search_play_whole_deals() -> None:
     for seed in (1, 2):
-        for bot in (Greedy(seed), Search(seed, rollouts=2)):
+        for bot in (Greedy(seed), Search(seed)):
             played = play(bot, "german-patience", seed)
             assert played.ending in (Ending.WON, Ending.STUCK, Ending.CONCEDED)  # never cycling until out of time
 
 
 def test_the_same_seed_gives_the_same_moves() -> None:
-    assert moves_of(Search(3, rollouts=2), 4) == moves_of(Search(3, rollouts=2), 4)
+    assert moves_of(Search(3), 4) == moves_of(Search(3), 4)
 
 
 def test_greedy_plays_the_waste_onto_the_pile_that_wants_it() -> None:
@@ -45,6 +45,25 @@ def test_greedy_plays_the_waste_onto_the_pile_that_wants_it() -> None:
     state = GP.from_text("\n".join([f"Stock: {' '.join(stock)}", "Waste: TD", *lines]))
     turn = Turn.of(GP.view(state, "player"), 0)
     assert Greedy(0).choose(turn) == Move("move", "w", "p8")  # the 9C wants a ten
+
+
+def test_search_empties_piles_before_it_turns() -> None:
+    # Piles 2C to 9C, TD on the waste: the piles can gather into a few runs, and an empty pile takes
+    # any card, so the search empties piles before it turns.
+    lines = [f"p{i}: {rank}C" for i, rank in enumerate("23456789", 1)]
+    stock = [f"{r}{s}" for s in "CDHS" for r in "A23456789TJQK"] * 2
+    for used in ("2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TD"):
+        stock.remove(used)
+    state = GP.from_text("\n".join([f"Stock: {' '.join(stock)}", "Waste: TD", *lines]))
+    bot = Search(0)
+    for seq in range(20):
+        move = bot.choose(Turn.of(GP.view(state, "player"), seq))
+        if move == Move("turn"):
+            break
+        state = GP.apply(state, move)
+    else:
+        raise AssertionError("the search never turned")
+    assert sum(1 for pile in state.piles if not pile) >= 4
 
 
 def test_ceiling_reaches_a_win_in_sight_and_beats_greedy() -> None:
