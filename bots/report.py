@@ -49,7 +49,8 @@ def arena_text(result: ArenaResult) -> str:
         else:
             lines.append(
                 f"{'(ceiling)':<{name}} {percent(best.win_rate):>8}  {rate_ci_text(best.win_ci):<16} "
-                f"{best.mean_score:>10.2f}  {score_ci_text(best.score_ci):<18}"
+                f"{best.mean_score:>10.2f}  {score_ci_text(best.score_ci):<18} "
+                + ("exact" if ceiling_exact(get_game(setup.game)) else "a bound: what a search seeing every card found")
             )
     if len(result.bots) > 1:
         width = max(16, *(len(b) + 2 for b in result.bots))  # a cell reads like "100.0% (100.0%)"

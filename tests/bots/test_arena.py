@@ -22,6 +22,7 @@ from parlour.bots.arena import (
     winning_score,
 )
 from parlour.bots.random_bot import RandomBot
+from parlour.bots.report import arena_text
 from parlour.client.cli import main
 from parlour.games import Ending, get_game
 
@@ -180,3 +181,11 @@ def test_the_cli_reports_a_missing_or_failing_bot_in_one_line(capsys: pytest.Cap
     error = capsys.readouterr().err
     assert error.startswith("parlour: error: tests.bots.tiny_bots:Illegal failed on deal 0 (seed ")
     assert len(error.splitlines()) == 1
+
+
+@pytest.mark.parametrize(("game", "label"), [("golf", "exact"), ("gaps", "a bound")])
+def test_the_text_report_says_whether_the_ceiling_is_exact(game: str, label: str) -> None:
+    text = arena_text(run_arena(game, ["random"], 2, seed=1, jobs=1, ceiling=True))
+    ceiling_line = next(line for line in text.splitlines() if line.startswith("(ceiling)"))
+    assert label in ceiling_line
+    assert ("a bound" in ceiling_line) is (label == "a bound")
