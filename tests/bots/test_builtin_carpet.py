@@ -12,21 +12,14 @@ from parlour.bots.arena import play
 from parlour.bots.base import Bot, Turn
 from parlour.bots.builtin.carpet import Greedy, Search, ceiling, solve
 from parlour.games import Ending, Move, get_game
+from tests.bots.recording import recorded
 
 CARPET = get_game("carpet")
 
 
 def moves_of(bot: Bot, seed: int) -> list[Move]:
     """The moves ``bot`` makes on the deal of ``seed``, each one of the legal moves."""
-    state = CARPET.deal(seed)
-    made: list[Move] = []
-    while state.ended is None:
-        turn = Turn.of(CARPET.view(state, "player"), len(made))
-        move = bot.choose(turn)
-        assert move in turn.moves
-        state = CARPET.apply(state, move)
-        made.append(move)
-    return made
+    return recorded(bot, CARPET, seed, may_concede=False)[1]
 
 
 def plain_best(state: Any) -> int:

@@ -5,36 +5,18 @@ from __future__ import annotations
 import pytest
 
 from parlour.bots.arena import play
-from parlour.bots.base import Bot, Turn
+from parlour.bots.base import Bot
 from parlour.bots.builtin import cheer
 from parlour.games import Ending, Move, get_game
 from parlour.games.cheer import CheerState
+from tests.bots.recording import recorded
 
 CHEER = get_game("cheer")
 OPTIONS = [{"win_loss": False}, {"win_loss": True}]
 
 
-class Recording(Bot):
-    """Plays as ``inner`` and keeps the moves it made."""
-
-    name = "recording"
-    summary = "test"
-
-    def __init__(self, inner: Bot) -> None:
-        super().__init__(0)
-        self.inner = inner
-        self.moves: list[Move] = []
-
-    def choose(self, turn: Turn) -> Move:
-        move = self.inner.choose(turn)
-        self.moves.append(move)
-        return move
-
-
 def moves_of(bot_class: type[Bot], seed: int, options: dict[str, bool]) -> list[Move]:
-    bot = Recording(bot_class(seed))
-    play(bot, CHEER, seed, options)  # an illegal move raises IllegalMove
-    return bot.moves
+    return recorded(bot_class(seed), CHEER, seed, options)[1]
 
 
 @pytest.mark.parametrize("options", OPTIONS)

@@ -8,6 +8,7 @@ from parlour.bots.arena import play
 from parlour.bots.base import Bot, Turn
 from parlour.bots.builtin import chris_cross_pairs as ccp
 from parlour.games import Ending, Move, get_game
+from tests.bots.recording import Recording, recorded
 
 GAME = get_game("chris-cross-pairs")
 # Two rounds from the end: the grid's two kings pair in column a; the stock's last two cards, the
@@ -22,27 +23,8 @@ KS .. .. .. ..
 """
 
 
-class Recording(Bot):
-    """Plays as ``inner`` and keeps the moves it made."""
-
-    name = "recording"
-    summary = "test"
-
-    def __init__(self, inner: Bot) -> None:
-        super().__init__(0)
-        self.inner = inner
-        self.moves: list[Move] = []
-
-    def choose(self, turn: Turn) -> Move:
-        move = self.inner.choose(turn)
-        self.moves.append(move)
-        return move
-
-
 def moves_of(bot: Bot, seed: int) -> list[Move]:
-    recording = Recording(bot)
-    play(recording, GAME, seed)  # an illegal move raises IllegalMove
-    return recording.moves
+    return recorded(bot, GAME, seed)[1]
 
 
 @pytest.mark.parametrize(("make", "seed"), [(ccp.Greedy, 1), (ccp.Greedy, 2), (ccp.Search, 5), (ccp.Search, 10)])

@@ -11,6 +11,7 @@ from parlour.bots.base import Bot, Turn
 from parlour.bots.builtin import gaps
 from parlour.games import Ending, Move, get_game
 from parlour.games.gaps import FILL, GapsState
+from tests.bots.recording import recorded
 
 GAPS = get_game("gaps")
 # No gap can be filled (a5 right of KH, b4 right of KC, b5 right of a gap, c13 right of KD).
@@ -22,27 +23,8 @@ STUCK = """\
 """
 
 
-class Recording(Bot):
-    """Plays as ``inner`` and keeps the moves it made."""
-
-    name = "recording"
-    summary = "test"
-
-    def __init__(self, inner: Bot) -> None:
-        super().__init__(0)
-        self.inner = inner
-        self.moves: list[Move] = []
-
-    def choose(self, turn: Turn) -> Move:
-        move = self.inner.choose(turn)
-        self.moves.append(move)
-        return move
-
-
 def moves_of(bot_class: type[Bot], seed: int) -> list[Move]:
-    bot = Recording(bot_class(seed))
-    play(bot, GAPS, seed)  # an illegal move raises IllegalMove
-    return bot.moves
+    return recorded(bot_class(seed), GAPS, seed)[1]
 
 
 @pytest.mark.parametrize("bot_class", [gaps.Greedy, gaps.Search])

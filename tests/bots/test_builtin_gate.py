@@ -7,9 +7,10 @@ import random
 import pytest
 
 from parlour.bots.arena import play
-from parlour.bots.base import Bot, Turn
+from parlour.bots.base import Bot
 from parlour.bots.builtin import gate
 from parlour.games import Ending, Move, get_game
+from tests.bots.recording import recorded
 
 GATE = get_game("gate")
 
@@ -21,27 +22,9 @@ class Quick(gate.Search):
     budget = 15
 
 
-class Recording(Bot):
-    """Plays as ``inner`` and keeps the moves it made."""
-
-    name = "recording"
-    summary = "test"
-
-    def __init__(self, inner: Bot) -> None:
-        super().__init__(0)
-        self.inner = inner
-        self.moves: list[Move] = []
-
-    def choose(self, turn: Turn) -> Move:
-        move = self.inner.choose(turn)
-        self.moves.append(move)
-        return move
-
-
 def played_moves(bot: Bot, seed: int, max_moves: int = 3000) -> tuple[Ending, int, list[Move]]:
-    recording = Recording(bot)
-    played = play(recording, GATE, seed, max_moves=max_moves)  # an illegal move raises IllegalMove
-    return played.ending, int(played.score), recording.moves
+    played, moves = recorded(bot, GATE, seed, max_moves=max_moves)
+    return played.ending, int(played.score), moves
 
 
 @pytest.mark.parametrize("bot_class", [gate.Greedy, Quick])

@@ -8,22 +8,16 @@ from __future__ import annotations
 from parlour.bots.arena import play
 from parlour.bots.base import Bot, Turn
 from parlour.bots.builtin.german_patience import Greedy, Search, ceiling
-from parlour.games import CONCEDE, Ending, Move, get_game
+from parlour.games import Ending, Move, get_game
+from parlour.games.german_patience import GermanPatienceState
+from tests.bots.recording import recorded
 
 GP = get_game("german-patience")
 
 
 def moves_of(bot: Bot, seed: int) -> list[Move]:
     """The moves ``bot`` makes on the deal of ``seed``, each one of the legal moves (or a concession)."""
-    state = GP.deal(seed)
-    made: list[Move] = []
-    while state.ended is None:
-        turn = Turn.of(GP.view(state, "player"), len(made))
-        move = bot.choose(turn)
-        assert move in turn.moves or move == CONCEDE
-        state = GP.apply(state, move)
-        made.append(move)
-    return made
+    return recorded(bot, GP, seed)[1]
 
 
 def test_greedy_and_search_play_whole_deals() -> None:
@@ -37,12 +31,17 @@ def test_the_same_seed_gives_the_same_moves() -> None:
     assert moves_of(Search(3), 4) == moves_of(Search(3), 4)
 
 
-def test_greedy_plays_the_waste_onto_the_pile_that_wants_it() -> None:
+def clubs_two_to_nine() -> GermanPatienceState:
+    """Piles 2C to 9C (p1 to p8), TD on the waste, the rest of both decks in the stock in card order."""
     lines = [f"p{i}: {rank}C" for i, rank in enumerate("23456789", 1)]
     stock = [f"{r}{s}" for s in "CDHS" for r in "A23456789TJQK"] * 2
     for used in ("2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TD"):
         stock.remove(used)
-    state = GP.from_text("\n".join([f"Stock: {' '.join(stock)}", "Waste: TD", *lines]))
+    return GP.from_text("\n".join([f"Stock: {' '.join(stock)}", "Waste: TD", *lines]))
+
+
+def test_greedy_plays_the_waste_onto_the_pile_that_wants_it() -> None:
+    state = clubs_two_to_nine()
     turn = Turn.of(GP.view(state, "player"), 0)
     assert Greedy(0).choose(turn) == Move("move", "w", "p8")  # the 9C wants a ten
 
@@ -50,11 +49,7 @@ def test_greedy_plays_the_waste_onto_the_pile_that_wants_it() -> None:
 def test_search_empties_piles_before_it_turns() -> None:
     # Piles 2C to 9C, TD on the waste: the piles can gather into a few runs, and an empty pile takes
     # any card, so the search empties piles before it turns.
-    lines = [f"p{i}: {rank}C" for i, rank in enumerate("23456789", 1)]
-    stock = [f"{r}{s}" for s in "CDHS" for r in "A23456789TJQK"] * 2
-    for used in ("2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TD"):
-        stock.remove(used)
-    state = GP.from_text("\n".join([f"Stock: {' '.join(stock)}", "Waste: TD", *lines]))
+    state = clubs_two_to_nine()
     bot = Search(0)
     for seq in range(20):
         move = bot.choose(Turn.of(GP.view(state, "player"), seq))

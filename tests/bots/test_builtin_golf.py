@@ -11,24 +11,15 @@ from parlour.bots.builtin.golf import Greedy, Search, ceiling
 from parlour.bots.ceiling import ceiling as ceiling_of
 from parlour.games import Ending, Move, get_game
 from parlour.games.golf_solver import solve
+from tests.bots.recording import recorded
 
 GOLF = get_game("golf")
 SEEDS = (1, 2, 3)
 
 
 def moves_of(bot: Bot, seed: int) -> list[Move]:
-    """The moves ``bot`` makes on the deal of ``seed``, each checked legal by the engine."""
-    state = GOLF.deal(seed)
-    made: list[Move] = []
-    while state.ended is None:
-        turn = Turn.of(GOLF.view(state, "player"), len(made))
-        if not made:
-            bot.start(turn)
-        move = bot.choose(turn)
-        assert move in turn.moves
-        state = GOLF.apply(state, move)
-        made.append(move)
-    return made
+    """The moves ``bot`` makes on the deal of ``seed``, each one of the legal moves."""
+    return recorded(bot, GOLF, seed, may_concede=False)[1]
 
 
 def test_greedy_and_search_play_whole_deals() -> None:

@@ -8,10 +8,11 @@ from typing import ClassVar
 import pytest
 
 from parlour.bots.arena import play
-from parlour.bots.base import Bot, Turn
+from parlour.bots.base import Bot
 from parlour.bots.builtin import the_chance
 from parlour.games import Ending, Move, get_game
 from parlour.games.the_chance import TURN
+from tests.bots.recording import recorded
 
 CHANCE = get_game("the-chance")
 OPTIONS = [{"sequence": rule} for rule in ("alternate", "any", "suit")]
@@ -24,27 +25,9 @@ class Quick(the_chance.Search):
     restarts = 3
 
 
-class Recording(Bot):
-    """Plays as ``inner`` and keeps the moves it made."""
-
-    name = "recording"
-    summary = "test"
-
-    def __init__(self, inner: Bot) -> None:
-        super().__init__(0)
-        self.inner = inner
-        self.moves: list[Move] = []
-
-    def choose(self, turn: Turn) -> Move:
-        move = self.inner.choose(turn)
-        self.moves.append(move)
-        return move
-
-
 def played_moves(bot: Bot, seed: int, options: dict[str, str], max_moves: int = 3000) -> tuple[Ending, list[Move]]:
-    recording = Recording(bot)
-    played = play(recording, CHANCE, seed, options, max_moves=max_moves)  # an illegal move raises IllegalMove
-    return played.ending, recording.moves
+    played, moves = recorded(bot, CHANCE, seed, options, max_moves)
+    return played.ending, moves
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=lambda o: o["sequence"])
