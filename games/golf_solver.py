@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from parlour.games.base import Move
 from parlour.games.cards import RANK
@@ -61,6 +62,34 @@ class Solution:
     positions: int  # positions searched
 
 
+class _Tallies(NamedTuple):
+    """What both searches' bounds start from; ``count`` and ``balance`` change as cards are played."""
+
+    odd_from: list[int]  # odd-ranked stock cards from stock position t on (index t)
+    even_from: list[int]
+    queens_from: list[int]
+    twos_from: list[int]
+    count: list[int]  # pile cards by rank (index 1 to 13)
+    balance: int  # odd-ranked pile cards minus even-ranked ones
+
+
+def _tallies(piles: list[list[int]], stock: list[int]) -> _Tallies:
+    n = len(stock)
+    odd_from, even_from, queens_from, twos_from = ([0] * (n + 1) for _ in range(4))
+    for t in range(n - 1, -1, -1):
+        r = stock[t]
+        odd_from[t] = odd_from[t + 1] + (r & 1)
+        even_from[t] = even_from[t + 1] + (1 - (r & 1))
+        queens_from[t] = queens_from[t + 1] + (r == 12)
+        twos_from[t] = twos_from[t + 1] + (r == 2)
+    count = [0] * 15
+    for pile in piles:
+        for r in pile:
+            count[r] += 1
+    balance = sum(1 if r & 1 else -1 for pile in piles for r in pile)
+    return _Tallies(odd_from, even_from, queens_from, twos_from, count, balance)
+
+
 def solve(state: GolfState) -> Solution:
     """Solve ``state`` from where it stands (any Golf state; a finished one is decided)."""
     if state.ended is not None or not any(state.piles):
@@ -69,19 +98,7 @@ def solve(state: GolfState) -> Solution:
     stock = [RANK[c] for c in state.stock]
     n = len(stock)
     heights = [len(p) for p in piles]
-    # Starters still to come from stock position t on, by kind.
-    odd_from, even_from, queens_from, twos_from = ([0] * (n + 1) for _ in range(4))
-    for t in range(n - 1, -1, -1):
-        r = stock[t]
-        odd_from[t] = odd_from[t + 1] + (r & 1)
-        even_from[t] = even_from[t + 1] + (1 - (r & 1))
-        queens_from[t] = queens_from[t + 1] + (r == 12)
-        twos_from[t] = twos_from[t + 1] + (r == 2)
-    count = [0] * 15  # pile cards by rank
-    for pile in piles:
-        for r in pile:
-            count[r] += 1
-    balance = sum(1 if r & 1 else -1 for pile in piles for r in pile)  # odd minus even
+    odd_from, even_from, queens_from, twos_from, count, balance = _tallies(piles, stock)
     done: set[int] = set()
     line: list[int] = []  # pile index, or -1 for a turn
 
@@ -152,18 +169,7 @@ def fewest(state: GolfState, limit: int | None = None) -> Best:
         return Best(left, (), 0, True)
     stock = [RANK[c] for c in state.stock]
     n = len(stock)
-    odd_from, even_from, queens_from, twos_from = ([0] * (n + 1) for _ in range(4))
-    for t in range(n - 1, -1, -1):
-        r = stock[t]
-        odd_from[t] = odd_from[t + 1] + (r & 1)
-        even_from[t] = even_from[t + 1] + (1 - (r & 1))
-        queens_from[t] = queens_from[t + 1] + (r == 12)
-        twos_from[t] = twos_from[t + 1] + (r == 2)
-    count = [0] * 15
-    for pile in piles:
-        for r in pile:
-            count[r] += 1
-    balance = sum(1 if r & 1 else -1 for pile in piles for r in pile)
+    odd_from, even_from, queens_from, twos_from, count, balance = _tallies(piles, stock)
     # Dead cards. An item is a pile card (pile i, index k: item 5i + k), a stock card (35 + t)
     # or the waste top (51). live[x]: the items not yet covered that could come straight before
     # pile card x; follows[y]: the pile cards item y could come straight before.
