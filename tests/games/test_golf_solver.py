@@ -55,30 +55,8 @@ def check_line(state: GolfState, label: str) -> bool:
 
 
 def plain_search(state: GolfState) -> bool:
-    """Whether any sequence of legal moves empties the tableau: try them all.
-
-    A position is the pile heights, the cards turned and the waste top's rank; the rest
-    of the state is fixed by those. Each position is searched at most once.
-    """
-    piles = [[c % 13 for c in pile] for pile in state.piles]
-    stock = [c % 13 for c in state.stock]
-    seen: set[tuple[tuple[int, ...], int, int]] = set()
-    todo = [(tuple(len(p) for p in piles), 0, state.waste[-1] % 13)]
-    while todo:
-        position = todo.pop()
-        if position in seen:
-            continue
-        seen.add(position)
-        heights, turned, top = position
-        if sum(heights) == 0:
-            return True
-        for i, h in enumerate(heights):
-            if h > 0 and abs(piles[i][h - 1] - top) == 1:
-                after = heights[:i] + (h - 1,) + heights[i + 1 :]
-                todo.append((after, turned, piles[i][h - 1]))
-        if turned < len(stock):
-            todo.append((heights, turned + 1, stock[turned]))
-    return False
+    """Whether any sequence of legal moves empties the tableau: try them all (see :func:`plain_fewest`)."""
+    return plain_fewest(state) == 0
 
 
 def test_winning_lines_replay_to_a_win_on_200_deals() -> None:
@@ -139,7 +117,11 @@ def test_solve_command_prints_json_per_board(tmp_path, capsys) -> None:  # type:
 
 
 def plain_fewest(state: GolfState) -> int:
-    """The fewest cards any sequence of legal moves leaves in the piles: try them all."""
+    """The fewest cards any sequence of legal moves leaves in the piles: try them all.
+
+    A position is the pile heights, the cards turned and the waste top's rank; the rest
+    of the state is fixed by those. Each position is searched at most once.
+    """
     piles = [[c % 13 for c in pile] for pile in state.piles]
     stock = [c % 13 for c in state.stock]
     seen: set[tuple[tuple[int, ...], int, int]] = set()
@@ -152,6 +134,8 @@ def plain_fewest(state: GolfState) -> int:
         seen.add(position)
         heights, turned, top = position
         best = min(best, sum(heights))
+        if best == 0:
+            return 0
         for i, h in enumerate(heights):
             if h > 0 and abs(piles[i][h - 1] - top) == 1:
                 todo.append((heights[:i] + (h - 1,) + heights[i + 1 :], turned, piles[i][h - 1]))
