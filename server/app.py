@@ -815,6 +815,10 @@ class Server:
             if race.status is Status.RUNNING and await self._resync(race, index):
                 self._after_remote(race, index)
 
+    async def _catch_up_seats(self, race: Race) -> None:
+        for index in range(len(race.seats)):
+            await self._catch_up(race, index)
+
     def _after_remote(self, race: Race, index: int) -> None:
         self._progress(race, index, None)
         if race.seats[index].state.ended is not None:
@@ -827,10 +831,13 @@ class Server:
         log.warning("events from other nodes may have been lost: reading %d races again", len(self.races))
         for race in list(self.races.values()):
             try:
+                # The seats first: a race that finished meanwhile still tells its moves before its end.
+                caught_up = race.status is Status.RUNNING
+                if caught_up:
+                    await self._catch_up_seats(race)
                 await self._refresh(race)
-                if race.status is Status.RUNNING:
-                    for index in range(len(race.seats)):
-                        await self._catch_up(race, index)
+                if race.status is Status.RUNNING and not caught_up:
+                    await self._catch_up_seats(race)
             except Exception as error:
                 log.warning("cannot read the race again (%s)", error, extra=Ids(race=race.id))
 

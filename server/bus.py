@@ -90,10 +90,12 @@ class _Shard:
                 later = [channel for channel in self.channels if channel not in first_ones]
                 if later:
                     await pubsub.ssubscribe(*later)
-                if not first:
-                    await self.bus.on_gap()
+                gap = not first  # read the races again once Redis confirmed every subscription, not before
                 first = False
                 while True:
+                    if gap and all(event.is_set() for event in self.channels.values()):
+                        gap = False
+                        await self.bus.on_gap()
                     message = await pubsub.get_message(timeout=1.0)
                     if message is None:
                         continue

@@ -80,11 +80,12 @@ async def serve_forever(
     ``beside(host, port)`` is started once the server listens and cancelled once it has shut down
     (``parlour serve --house-bots`` runs its bots so)."""
     client: aioredis.Redis | RedisCluster
+    name = f"parlour:{config.node}"  # what CLIENT LIST shows of this node's connections
     if config.redis_cluster:
-        client = RedisCluster.from_url(redis_url, max_connections=64)
+        client = RedisCluster.from_url(redis_url, max_connections=64, client_name=name)
     else:
         # A blocking pool: when every connection is busy, wait for one instead of failing.
-        pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=20)
+        pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=20, client_name=name)
         client = aioredis.Redis(connection_pool=pool)
     store = Store(client, config.redis_prefix, config.node)
     await store.ping()

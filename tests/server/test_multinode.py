@@ -351,9 +351,48 @@ async def test_events_keep_crossing_after_the_nodes_subscriptions_to_redis_are_c
     assert store.client_kill_filter(_type="pubsub") >= 2  # every node's subscriber connection
     await seats[0].play(random.Random(2), 3)  # meanwhile: their events may be lost
     await asyncio.gather(seats[0].play(random.Random(3)), seats[1].play(random.Random(4)))
+    await _reported_to_every_player(race, (ann, bob, sam), seats)
+
+
+async def test_a_node_that_subscribes_again_after_the_race_ended_still_tells_every_move_before_the_end(
+    shared_redis: str, server_factory: Any, connect: Connect
+) -> None:
+    """Bob's node stays unsubscribed until both seats are done, so ann's node ends the race meanwhile: when
+    bob's node subscribes again, it tells bob and sam the moves they missed, then the end."""
+    nodes = start_nodes(server_factory, shared_redis, count=2)
+    race, (ann, bob, sam) = await race_across(connect, [*nodes, nodes[1]])
+    seats = [await Seat.started(ann, race), await Seat.started(bob, race)]
+    await seats[0].play(random.Random(1), 2)
+    await bob.first(Progress, race, lambda p: p.seat == 0 and p.moves == 2)
+    store = redis.Redis.from_url(shared_redis)
+    name = "parlour:" + node_id((await metrics(nodes[1:]))[0])  # what the node names its Redis connections
+    assert _cut_subscriptions(store, name) >= 1
+    playing = asyncio.gather(seats[0].play(random.Random(3)), seats[1].play(random.Random(4)))
+    while not playing.done():  # cut every subscription it makes again while the seats play
+        _cut_subscriptions(store, name)
+        await asyncio.sleep(0.02)
+    await playing
+    await ann.first(End, race, timeout=20)
+    assert not bob.every(End, race)  # the end was stored while bob's node did not listen
+    await _reported_to_every_player(race, (ann, bob, sam), seats)
+
+
+def _cut_subscriptions(store: redis.Redis, name: str) -> int:
+    """Close the subscriber connections of the node whose connections are called ``name``; how many."""
+    ids = [c["id"] for c in store.client_list() if c.get("name") == name and int(c.get("ssub", 0) or c.get("sub", 0))]
+    for client_id in ids:
+        store.client_kill_filter(_id=client_id)
+    return len(ids)
+
+
+async def _reported_to_every_player(race: str, players: Sequence[Player], seats: Sequence[Seat]) -> None:
+    """Every player hears the same end, after every move of both seats."""
+    ann, bob, sam = players
     ends = [await player.first(End, race, timeout=20) for player in (ann, bob, sam)]
     assert ends[1] == ends[0] and ends[2] == ends[0]
     assert bob.progress(race, 0)[-1] == len(seats[0].log)  # bob's node caught up with ann's seat
+    assert sam.progress(race, 0)[-1] == len(seats[0].log)
+    assert ann.progress(race, 1)[-1] == len(seats[1].log)  # and ann's with bob's
     await same_replay_everywhere(race, [ann, bob, sam], ends[0], seats)
 
 
