@@ -19,6 +19,7 @@ import itertools
 import json
 import os
 import platform
+import statistics
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -27,10 +28,10 @@ from types import ModuleType
 from typing import Any
 
 from parlour.bots import BotNotFound, Turn
-from parlour.bots.arena import ArenaResult, bot_class, cores, run_arena, winning_score
+from parlour.bots.arena import ArenaResult, BotSummary, bot_class, cores, run_arena, winning_score
 from parlour.bots.ceiling import ceiling_exact
 from parlour.bots.report import arena_records, options_text, percent, rate_ci_text, score_ci_text
-from parlour.bots.stats import Interval, wilson_interval
+from parlour.bots.stats import Interval, mean_interval, wilson_interval
 from parlour.games import Game, Score, game_names, get_game
 from parlour.games.base import OptionValue
 
@@ -162,9 +163,24 @@ A human's odds, as the seeds give them:
 {odds}
 
 The table after the first sets the best bot (the strongest one listed, on a tie) beside them, with
-the ceiling where doubling them would take more than a player seeing every card can do; the last
-says whether each bot beats the one before it in mean score with 95% intervals apart.
+the ceiling where doubling them would take more than a player seeing every card can do. The next
+says whether each bot beats the one before it in mean score with 95% intervals apart; where the two
+intervals overlap, it also gives the mean gain on the same deals (each deal is played by both bots)
+with its 95% interval: an interval clear of 0 says the stronger bot does better deal by deal, and
+that the deals' spread, not the bots, makes the two means' intervals overlap.
 """
+
+# Why a game's figures look as they do, where the numbers alone mislead (Markdown, under the tables).
+NOTES = {
+    "the-chance": """**The Chance: the deal decides most of the score.** A won game scores far more than any
+lost one: under `suit` a win scores 4 x (52 - 5) = 188 and a loss n - 5 for its n cards home (a
+loss usually puts about five home, so scores near 0); under `alternate` 42 against (n - 10) / 2.
+So a mean over 500 deals is mostly the number of wins times 188 / 500 (or 42 / 500), and the
+wins are few: even the ceiling, which sees every card, wins only the share in its row above.
+Two bots whose win counts differ by a handful of deals then have overlapping intervals for their
+means whatever their skill; the gain on the same deals (the last table) is the fair comparison.
+Under `any` a win earns nothing beyond its cards, and the intervals separate.""",
+}
 
 
 def interval_cell(value: float, ci: Interval | None, percent_rate: bool) -> str:
@@ -270,26 +286,48 @@ def odds_rows(measured: Sequence[Measured]) -> list[list[str]]:
 ORDER_COLUMNS = ["game", "options", "mean score, each bot against the one before it"]
 
 
+def paired_gain(game: Game[Any], weaker: Sequence[Score], stronger: Sequence[Score]) -> tuple[float, Interval | None]:
+    """How much better ``stronger`` scored than ``weaker`` on the same deal, averaged over the deals (by the
+    game's rule: positive is better, also where lower scores are), with its 95% Student's t interval."""
+    sign = 1.0 if game.better(1, 0) else -1.0
+    gains = [sign * (float(s) - float(w)) for w, s in zip(weaker, stronger, strict=True)]
+    return statistics.fmean(gains), mean_interval(gains)
+
+
+def order_verdict(
+    game: Game[Any], weaker: BotSummary, stronger: BotSummary, gain: tuple[float, Interval | None]
+) -> str:
+    """Whether ``stronger`` beats ``weaker`` in mean score with the two 95% intervals apart (the issue's bar);
+    where they overlap, also the paired gain on the same deals and whether its interval is clear of 0."""
+    ahead = game.better(stronger.mean_score, weaker.mean_score)
+    apart = (
+        stronger.score_ci is not None
+        and weaker.score_ci is not None
+        and (stronger.score_ci[0] > weaker.score_ci[1] or stronger.score_ci[1] < weaker.score_ci[0])
+    )
+    if not ahead:
+        return f"{stronger.bot} not above {weaker.bot}"
+    if apart:
+        return f"{stronger.bot} above {weaker.bot}, intervals apart"
+    mean, ci = gain
+    clear = ci is not None and ci[0] > 0
+    paired = f"{mean:+.2f} {score_ci_text(ci)}, {'clear of 0' if clear else 'not clear of 0'}"
+    return f"{stronger.bot} above {weaker.bot}, intervals overlap; gain on the same deals {paired}"
+
+
 def order_rows(measured: Sequence[Measured]) -> list[list[str]]:
-    """Per game and option set: whether each bot beats the bot before it in mean score, the two 95%
-    intervals apart (the issue's bar: search above greedy above random)."""
+    """Per game and option set: whether each bot beats the bot before it in mean score (`order_verdict`)."""
     out = []
     for m in measured:
         if m.result is None or len(m.result.bots) < 2:
             continue
-        summaries = m.result.summaries()
-        verdicts = []
-        for weaker, stronger in itertools.pairwise(summaries):
-            ahead = m.game.better(stronger.mean_score, weaker.mean_score)
-            apart = (
-                stronger.score_ci is not None
-                and weaker.score_ci is not None
-                and (stronger.score_ci[0] > weaker.score_ci[1] or stronger.score_ci[1] < weaker.score_ci[0])
+        result = m.result
+        verdicts = [
+            order_verdict(
+                m.game, weaker, stronger, paired_gain(m.game, result.scores(weaker.bot), result.scores(stronger.bot))
             )
-            verdict = (
-                "above, intervals apart" if ahead and apart else "above, intervals overlap" if ahead else "not above"
-            )
-            verdicts.append(f"{stronger.bot} {verdict} {weaker.bot}")
+            for weaker, stronger in itertools.pairwise(result.summaries())
+        ]
         out.append([m.game.name, options_text(m.options), "; ".join(verdicts)])
     return out
 
@@ -307,13 +345,18 @@ def plain_table(columns: Sequence[str], table: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
-def markdown(header: str, table: list[list[str]], odds: list[list[str]], order: list[list[str]]) -> str:
-    """The whole of bots/STRENGTH.md."""
+def markdown(
+    header: str, table: list[list[str]], odds: list[list[str]], order: list[list[str]], games: Sequence[str]
+) -> str:
+    """The whole of bots/STRENGTH.md; ``games``: the games measured (their `NOTES` follow the tables)."""
     text = header + "\n" + markdown_table(COLUMNS, table) + "\n"
     if odds:
         text += "\n## Beside a human's odds\n\n" + markdown_table(ODDS_COLUMNS, odds) + "\n"
     if order:
         text += "\n## Each bot against the one before it\n\n" + markdown_table(ORDER_COLUMNS, order) + "\n"
+    notes = [NOTES[game] for game in games if game in NOTES]
+    if notes:
+        text += "\n## Notes\n\n" + "\n\n".join(notes) + "\n"
     return text
 
 
@@ -374,7 +417,7 @@ def main(argv: list[str] | None = None) -> int:
             machine=machine(),
             jobs=jobs,
         )
-        Path(args.markdown).write_text(markdown(header, table, odds, order))
+        Path(args.markdown).write_text(markdown(header, table, odds, order, [game.name for game in games]))
     return 0
 
 

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
+
+from parlour.bots.arena import BotSummary
+from parlour.bots.stats import mean_interval
+from parlour.games import get_game
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "bots.py"
 
@@ -32,3 +39,52 @@ def test_the_strength_bench_measures_every_bot_that_plays_and_writes_the_table(t
     assert "| golf | none | ceiling (exact) |" in text
     assert "| golf | under 1 win in 20 | a win |" in text and "| gaps | about 1 win in 20 | a win |" in text
     assert "## Each bot against the one before it" in text
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_bots", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _summary(bot: str, scores: list[float]) -> BotSummary:
+    return BotSummary(bot, len(scores), 0, 0.0, None, statistics.fmean(scores), mean_interval(scores), 1, 0.0, 0.0)
+
+
+def test_bots_whose_means_overlap_are_told_apart_by_their_gain_on_the_same_deals() -> None:
+    """Deals that spread the scores widely make two means' intervals overlap; a bot one point better on
+    every deal still shows a gain clear of 0, and one better on half the deals only does not."""
+    bench = _bench()
+    game = get_game("the-chance")
+    deals = [float(10 * (i % 7)) for i in range(40)]
+    weaker = _summary("random", deals)
+    better = [score + 1 for score in deals]
+    gain = bench.paired_gain(game, deals, better)
+    assert gain[0] == 1 and gain[1] is not None and gain[1][0] > 0
+    verdict = bench.order_verdict(game, weaker, _summary("greedy", better), gain)
+    assert verdict.startswith("greedy above random, intervals overlap; gain on the same deals +1.00")
+    assert verdict.endswith("clear of 0") and "not clear" not in verdict
+    mixed = [score + (2 if i % 2 else -1.9) for i, score in enumerate(deals)]
+    verdict = bench.order_verdict(game, weaker, _summary("greedy", mixed), bench.paired_gain(game, deals, mixed))
+    assert verdict.endswith("not clear of 0")
+    apart = [score + 100 for score in deals]
+    verdict = bench.order_verdict(game, weaker, _summary("greedy", apart), bench.paired_gain(game, deals, apart))
+    assert verdict == "greedy above random, intervals apart"
+    worse = [score - 1 for score in deals]
+    verdict = bench.order_verdict(game, weaker, _summary("greedy", worse), bench.paired_gain(game, deals, worse))
+    assert verdict == "greedy not above random"
+
+
+def test_where_fewer_is_better_a_gain_is_fewer() -> None:
+    bench = _bench()
+    golf = get_game("golf")
+    assert bench.paired_gain(golf, [10, 20, 30], [8, 18, 28])[0] == 2
+
+
+def test_the_notes_of_the_games_measured_follow_the_tables() -> None:
+    bench = _bench()
+    assert "## Notes" in bench.markdown("# h\n", [], [], [], ["the-chance"])
+    assert "The Chance" not in bench.markdown("# h\n", [], [], [], ["golf"])
