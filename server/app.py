@@ -410,6 +410,7 @@ class Server:
                 await self._list_bot(player.id)
             except UNAVAILABLE as error:  # the next heartbeat lists it
                 log.warning("cannot list the bot yet (%s)", error, extra=_ids(conn))
+            self._spawn(self._invitations_again(conn), ("invitations", conn.number))
         return m.Welcome(
             id=msg.id,
             player=player.id,
@@ -929,10 +930,10 @@ class Server:
             bot = choose(await self._online_bots(), msg.bot, race, self.rng)
             if race.seat_of(bot.player) is None:
                 expires_at = time.time() + self.config.invite_timeout
-                await self._change(race, lambda race: race.invite(bot.player, bot.name, expires_at))
+                await self._change(race, lambda race: race.invite(bot.player, bot.name, expires_at, player.name))
                 self.metrics.invitations += 1
                 log.info("bot %s invited", bot.player, extra=Ids(race=race.id, player=player.id))
-                await self._send_invitation(bot, race, player.name)
+                await self._send_invitation(bot, race)
         return m.RaceInfo(id=msg.id, race=race.summary(player.id))
 
     async def _may_name(self, race: Race, player: str) -> bool:
@@ -982,17 +983,30 @@ class Server:
                     entries[player] = entry
             await self.store.put_bots(entries, BOT_LISTING, every=True)
 
-    async def _send_invitation(self, bot: OnlineBot, race: Race, by: str) -> None:
+    async def _send_invitation(self, bot: OnlineBot, race: Race) -> None:
         """Send the bot its invitation to ``race``: on this node, or through the nodes its connections are on."""
         invitation = race.invitation_of(bot.player)
         assert invitation is not None
-        event = m.Invitation(race=race.summary(bot.player), by=by, expires_at=invitation.expires_at)
+        event = m.Invitation(race=race.summary(bot.player), by=invitation.by, expires_at=invitation.expires_at)
         for node in bot.nodes:
             if node == self.node:
                 self._deliver_invitation(bot.player, event)
             else:
                 await self.store.send_to_node(node, ["i", self.node, bot.player, event.to_wire()])
                 self.metrics.events_published += 1
+
+    async def _invitations_again(self, conn: Connection) -> None:
+        """Send a bot connection that just said hello the invitations still pending for its player
+        (made while it was away, or told to a connection that is gone), after the welcome."""
+        player = self._player(conn)
+        now = time.time()
+        for race in await self.store.load_records(await self.store.invitations(player.id, now)):
+            invitation = race.invitation_of(player.id)
+            if invitation is None or invitation.expires_at <= now or race.status is not Status.OPEN:
+                continue  # taken, declined or lapsed meanwhile
+            if race.settings.game in conn.games:
+                summary = race.summary(player.id)
+                conn.send(m.Invitation(race=summary, by=invitation.by, expires_at=invitation.expires_at))
 
     def _on_direct(self, event: list[Any]) -> None:
         """An event another node sent to this node's own channel (see :mod:`parlour.server.bus`)."""

@@ -94,6 +94,7 @@ class Invitation:
     player: str
     name: str
     expires_at: float
+    by: str = ""  # the inviter's name (told to the bot; not in the summary)
 
     def to_map(self) -> dict[str, Any]:
         return {"player": self.player, "name": self.name, "expires_at": self.expires_at}
@@ -159,9 +160,10 @@ class Race:
         self.seats.append(Seat(player, name, bot))
         return len(self.seats) - 1
 
-    def invite(self, player: str, name: str, expires_at: float) -> bool:
-        """Keep a free seat for ``player`` (a bot) until ``expires_at``; return whether this is
-        news (False: ``player`` is seated already). Inviting again renews the invitation.
+    def invite(self, player: str, name: str, expires_at: float, by: str = "") -> bool:
+        """Keep a free seat for ``player`` (a bot) until ``expires_at``, invited by the player named
+        ``by``; return whether this is news (False: ``player`` is seated already). Inviting again
+        renews the invitation.
 
         Raises ``race_started`` (not open) or ``race_full`` (no seat left to keep).
         """
@@ -172,11 +174,11 @@ class Race:
         invitation = self.invitation_of(player)
         if invitation is not None:
             invitation.expires_at = expires_at
-            invitation.name = name
+            invitation.name, invitation.by = name, by
             return True
         if len(self.seats) + len(self.invited) >= self.settings.seats:
             raise ProtocolError(ErrorCode.RACE_FULL, "no seat is free: every seat is taken or kept for an invited bot")
-        self.invited.append(Invitation(player, name, expires_at))
+        self.invited.append(Invitation(player, name, expires_at, by))
         return True
 
     def lapse(self, player: str, now: float) -> bool:

@@ -472,6 +472,11 @@ class Store:
             counts = await pipe.execute()
         return [int(counts[i]) + int(counts[i + 1]) for i in range(0, len(counts), 2)]
 
+    async def invitations(self, player: str, now: float) -> list[str]:
+        """The races that invite ``player`` (a bot) at ``now``, the soonest to lapse first."""
+        found = await self.redis.zrangebyscore(self.keys.invited(player), f"({now!r}", "+inf")  # type: ignore[misc]
+        return [race.decode() for race in found]
+
     async def send_to_node(self, node: str, event: list[Any]) -> None:
         """Publish ``event`` on ``node``'s own channel (see :mod:`parlour.server.bus`)."""
         await self.redis.spublish(self.keys.node_channel(node), msgpack.packb(event))  # type: ignore[misc]
@@ -824,7 +829,7 @@ def encode_race(race: Race) -> dict[str, Any]:
         "salt": None if race.salt is None else race.salt.hex(),
         "results": race.results,
         "joined_at": race.joined_at,
-        "invited": [[x.player, x.name, x.expires_at] for x in race.invited],
+        "invited": [[x.player, x.name, x.expires_at, x.by] for x in race.invited],
     }
 
 
@@ -846,5 +851,5 @@ def decode_race(data: dict[str, Any]) -> Race:
         salt=None if data["salt"] is None else bytes.fromhex(data["salt"]),
         results=data["results"],
         joined_at=data.get("joined_at"),  # absent from records of older servers
-        invited=[Invitation(*x) for x in data.get("invited", ())],  # likewise
+        invited=[Invitation(*x) for x in data.get("invited", ())],  # likewise; and without `by`
     )

@@ -252,6 +252,25 @@ async def test_a_bot_that_resumes_after_its_server_restarts_is_online_again(
     assert (await greedy.first(Invitation)).race["id"] == race
 
 
+async def test_a_bot_back_after_its_server_restarts_is_told_its_pending_invitations_again(
+    server: ServerProcess, connect: Connect
+) -> None:
+    """An invitation told to a connection that is gone is not lost: the hello of the bot's resume offers
+    the game again, and the server sends the invitation again after the welcome, by the same inviter."""
+    ann, greedy = await connect(server, "ann"), await connect(server, "greedy", games=["golf"])
+    race = (await ann.client.create("golf", seats=2, public=False)).race["id"]
+    await ann.client.invite(race, "greedy")
+    first = await greedy.first(Invitation)
+    server.kill()  # SIGKILL, then the same server again on the same data
+    server.start()
+    await greedy.first(Resumed, timeout=20)
+    again = await greedy.first(Invitation, where=lambda _: len(greedy.every(Invitation)) == 2, timeout=10)
+    assert (again.race["id"], again.by, again.expires_at) == (race, "ann", first.expires_at)
+    await ann.first(Resumed, timeout=20)
+    assert len((await greedy.client.join(race)).race["players"]) == 2
+    await race_to_the_end(ann, greedy, race)
+
+
 async def test_a_bot_on_one_node_takes_an_invitation_to_a_race_created_on_another(
     store: tuple[str, tuple[str, ...]], server_factory: Any, connect: Connect
 ) -> None:
