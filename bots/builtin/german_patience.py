@@ -40,6 +40,7 @@ stock reaches at least; it bounds nothing from above, so it cannot show that a w
 
 from __future__ import annotations
 
+import random
 from collections import deque
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -154,7 +155,9 @@ class Search(Bot):
         position = _Position(turn.view)
         here: Position = (tuple(position.piles), tuple(position.waste))
         if not self.plan or self.plan[0][0] != here:
-            self.plan = _plan(here, position.unseen, self.spread, SEARCH_CHOICES, SEARCH_LOWER, SEARCH_INNER)
+            self.plan = _plan(
+                here, position.unseen, self.spread, SEARCH_CHOICES, SEARCH_LOWER, SEARCH_INNER, self.rng
+            )
         if not self.plan:  # here is the best position: turn, or with the stock out concede (nothing is left to gain)
             return TURN if position.unseen else CONCEDE
         move = _move(self.plan.pop(0)[1])
@@ -239,7 +242,7 @@ def _outlook(position: Position, unseen: list[int], cap: int) -> int:
 
 
 def _plan(
-    start: Position, unseen: list[int], cap: int, choices: int, lower: int, inner: int
+    start: Position, unseen: list[int], cap: int, choices: int, lower: int, inner: int, rng: random.Random
 ) -> list[tuple[Position, Step]]:
     """The steps to the position to turn from, each with the position it is made from.
 
@@ -254,7 +257,10 @@ def _plan(
         top = _score(found[best][0])
         weighed = [k for k in ranked if _score(found[k][0]) == top][:choices]
         weighed += [k for k in ranked if _score(found[k][0]) < top][:lower]
-        best = max(weighed, key=lambda k: _outlook(found[k][0], unseen, inner))
+        if SEARCH_SAMPLES and len(weighed) > 1:
+            best = _by_rollouts([found[k][0] for k in weighed], weighed, unseen, rng)
+        else:
+            best = max(weighed, key=lambda k: _outlook(found[k][0], unseen, inner))
     plan: list[tuple[Position, Step]] = []
     _, parent, step = found[best]
     while parent is not None and step is not None:
@@ -299,3 +305,82 @@ def ceiling(state: GermanPatienceState) -> Score | None:
         beam = sorted(found.values(), key=_promise, reverse=True)[:CEILING_WIDTH]
         best = max(best, max(sum(n for _, n in p) for p, _ in beam))
     return best
+
+
+SEARCH_SAMPLES = 0  # stock orders drawn to weigh the candidates by rollouts (0: by outlook alone)
+SEARCH_CANDIDATES = 5  # candidates weighed by rollouts
+
+
+def _rollout(piles: tuple[Pile, ...], waste: tuple[int, ...], stock: list[int]) -> int:
+    """Cards in piles at the end when the greedy rules play ``stock`` (turned in order) from here."""
+    tops = [top for top, _ in piles]
+    lens = [n for _, n in piles]
+    rest = list(waste)
+    for card in (*stock, 0):
+        if card:
+            rest.append(card)
+        while rest:
+            rank = rest[-1]
+            below = 13 if rank == 1 else rank - 1
+            best = -1
+            for i in range(8):
+                n = lens[i]
+                if 0 < n < 13 and tops[i] == below and (best < 0 or n < lens[best]):
+                    best = i
+            if best >= 0:
+                rest.pop()
+                tops[best] = rank
+                lens[best] += 1
+                continue
+            moved = False
+            for a in range(8):  # a full pile wanting the rank passes its top on, then takes the rank
+                if lens[a] == 13 and tops[a] == below:
+                    under = 13 if below == 1 else below - 1
+                    for b in range(8):
+                        if 0 < lens[b] < 12 and tops[b] == under:
+                            tops[b] = below
+                            lens[b] += 1
+                            tops[a] = under
+                            lens[a] = 12
+                            moved = True
+                            break
+                    if moved:
+                        break
+            if moved:
+                continue
+            for a in range(8):  # a single card goes onto a pile that wants it, leaving an empty pile
+                if lens[a] == 1:
+                    top = tops[a]
+                    under = 13 if top == 1 else top - 1
+                    for b in range(8):
+                        if b != a and 0 < lens[b] < 13 and tops[b] == under:
+                            tops[b] = top
+                            lens[b] += 1
+                            lens[a] = 0
+                            tops[a] = 0
+                            moved = True
+                            break
+                    if moved:
+                        break
+            if moved:
+                continue
+            for i in range(8):
+                if lens[i] == 0:
+                    tops[i] = rest.pop()
+                    lens[i] = 1
+                    moved = True
+                    break
+            if not moved:
+                break
+    return sum(lens)
+
+
+def _by_rollouts(positions: list[Position], keys: list[Key], unseen: list[int], rng: random.Random) -> Key:
+    """The key of the position whose greedy rollouts over the same drawn stock orders score most in all."""
+    totals = [0] * len(positions)
+    order = list(unseen)
+    for _ in range(SEARCH_SAMPLES):
+        rng.shuffle(order)
+        for i, (piles, waste) in enumerate(positions):
+            totals[i] += _rollout(piles, waste, order)
+    return keys[max(range(len(keys)), key=lambda i: (totals[i], -i))]
