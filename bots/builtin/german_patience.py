@@ -164,15 +164,16 @@ class Search(Bot):
         return move if move in turn.moves else CONCEDE
 
 
+# _ACCEPT[(top, n)]: the rank a pile takes, 0 when it takes any (empty) and -1 when none (full).
+_ACCEPT = {(top, n): (0 if n == 0 else -1 if n >= FULL else top % 13 + 1) for top in range(14) for n in range(FULL + 1)}
+
+
 def _steps(piles: tuple[Pile, ...], waste: tuple[int, ...]) -> list[Step]:
+    """The moves from here: the waste top first, then each pile's top, each to the piles in order."""
+    accept = [_ACCEPT[pile] for pile in piles]
     sources = [(WASTE, waste[-1])] if waste else []
     sources += [(i, top) for i, (top, n) in enumerate(piles) if n]
-    return [
-        (s, d)
-        for s, rank in sources
-        for d, (top, n) in enumerate(piles)
-        if d != s and (n == 0 or (n < FULL and _wants(top) == rank))
-    ]
+    return [(s, d) for s, rank in sources for d in range(PILES) if d != s and (accept[d] == rank or not accept[d])]
 
 
 Position = tuple[tuple[Pile, ...], tuple[int, ...]]  # piles, waste
@@ -286,6 +287,20 @@ def _promise(position: tuple[tuple[Pile, ...], tuple[int, ...]]) -> int:
 CEILING_EXACT = False  # the ceiling is a reachable score, a lower bound on the best
 
 
+CEILING_KEY = "tops"  # "piles": positions differ by their sorted piles; "tops": by their sorted tops alone
+
+
+def _beam_key(position: Position) -> tuple[Any, ...]:
+    piles, waste = position
+    if CEILING_KEY == "piles":
+        return tuple(sorted(piles)), waste
+    return tuple(sorted(top if n else 0 for top, n in piles)), waste
+
+
+def _beam_rank(position: Position) -> tuple[int, int]:
+    return _promise(position), sum(n * n for _, n in position[0])
+
+
 def ceiling(state: GermanPatienceState) -> Score | None:
     """The most cards in piles a beam search that sees the stock reaches (a lower bound on the best)."""
     piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
@@ -296,13 +311,15 @@ def ceiling(state: GermanPatienceState) -> Score | None:
     for rank in stock:
         if best == PILES * FULL:
             break
-        found: dict[tuple[tuple[Pile, ...], tuple[int, ...]], tuple[tuple[Pile, ...], tuple[int, ...]]] = {}
+        found: dict[tuple[Any, ...], tuple[tuple[int, int], Position]] = {}
         for here, rest in beam:
-            for after, left in (
-                p for p, _, _ in _spread((here, (*rest, rank)), CEILING_SPREAD, shortest=False).values()
-            ):
-                found[(tuple(sorted(after)), left)] = (after, left)
-        beam = sorted(found.values(), key=_promise, reverse=True)[:CEILING_WIDTH]
+            for position, _, _ in _spread((here, (*rest, rank)), CEILING_SPREAD, shortest=False).values():
+                key = _beam_key(position)
+                value = _beam_rank(position)
+                if key not in found or value > found[key][0]:
+                    found[key] = (value, position)
+        kept = sorted(found.values(), key=lambda item: item[0], reverse=True)[:CEILING_WIDTH]
+        beam = [position for _, position in kept]
         best = max(best, max(sum(n for _, n in p) for p, _ in beam))
     return best
 
