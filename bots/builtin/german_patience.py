@@ -155,25 +155,38 @@ class Search(Bot):
         position = _Position(turn.view)
         here: Position = (tuple(position.piles), tuple(position.waste))
         if not self.plan or self.plan[0][0] != here:
-            self.plan = _plan(
-                here, position.unseen, self.spread, SEARCH_CHOICES, SEARCH_LOWER, SEARCH_INNER, self.rng
-            )
+            self.plan = _plan(here, position.unseen, self.spread, SEARCH_CHOICES, SEARCH_LOWER, SEARCH_INNER, self.rng)
         if not self.plan:  # here is the best position: turn, or with the stock out concede (nothing is left to gain)
             return TURN if position.unseen else CONCEDE
         move = _move(self.plan.pop(0)[1])
         return move if move in turn.moves else CONCEDE
 
 
-# _ACCEPT[(top, n)]: the rank a pile takes, 0 when it takes any (empty) and -1 when none (full).
-_ACCEPT = {(top, n): (0 if n == 0 else -1 if n >= FULL else top % 13 + 1) for top in range(14) for n in range(FULL + 1)}
-
-
 def _steps(piles: tuple[Pile, ...], waste: tuple[int, ...]) -> list[Step]:
-    """The moves from here: the waste top first, then each pile's top, each to the piles in order."""
-    accept = [_ACCEPT[pile] for pile in piles]
+    """The moves from here: the waste top first, then each pile's top, each to the piles that take it in order.
+
+    Of several empty piles only the first is a destination: the others lead to the same position
+    with the piles in another order.
+    """
+    takers: dict[int, list[int]] = {}
+    empty = -1
+    for d, (top, n) in enumerate(piles):
+        if n == 0:
+            if empty < 0:
+                empty = d
+        elif n < FULL:
+            takers.setdefault(top % 13 + 1, []).append(d)
+    steps: list[Step] = []
     sources = [(WASTE, waste[-1])] if waste else []
     sources += [(i, top) for i, (top, n) in enumerate(piles) if n]
-    return [(s, d) for s, rank in sources for d in range(PILES) if d != s and (accept[d] == rank or not accept[d])]
+    # A pile never takes its own top (it wants one rank higher) and is not empty, so it is never its own destination.
+    for source, rank in sources:
+        places = takers.get(rank, ())
+        if empty < 0:
+            steps += [(source, d) for d in places]
+        else:
+            steps += [(source, d) for d in sorted((*places, empty))]
+    return steps
 
 
 Position = tuple[tuple[Pile, ...], tuple[int, ...]]  # piles, waste
@@ -276,51 +289,67 @@ def _score(position: Position) -> int:
     return sum(n for _, n in position[0])
 
 
-def _promise(position: tuple[tuple[Pile, ...], tuple[int, ...]]) -> int:
-    piles, waste = position
-    score = sum(n for _, n in piles)
-    wanted = len({_wants(top) for top, n in piles if 0 < n < FULL})
-    empty = sum(1 for _, n in piles if n == 0)
-    return 3 * score - 2 * len(waste) + 4 * wanted + 8 * empty
-
-
 CEILING_EXACT = False  # the ceiling is a reachable score, a lower bound on the best
+CEILING_UNEVEN = 1  # among positions with the same tops and waste the beam keeps the most (1) or least (-1) uneven
 
 
-CEILING_KEY = "tops"  # "piles": positions differ by their sorted piles; "tops": by their sorted tops alone
+def _beam_key(position: Position) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """What the beam tells positions apart by: the sorted tops (0 for an empty pile) and the waste.
 
-
-def _beam_key(position: Position) -> tuple[Any, ...]:
+    Positions with the same key differ only in their piles' lengths: they take the same cards.
+    """
     piles, waste = position
-    if CEILING_KEY == "piles":
-        return tuple(sorted(piles)), waste
     return tuple(sorted(top if n else 0 for top, n in piles)), waste
 
 
-def _beam_rank(position: Position) -> tuple[int, int]:
-    return _promise(position), sum(n * n for _, n in position[0])
+def _promise(position: Position) -> tuple[int, int]:
+    """The beam's order: cards in piles, fewest on the waste, distinct ranks wanted, empty piles; then unevenness."""
+    piles, waste = position
+    score = sum(n for _, n in piles)
+    wanted = len({top % 13 + 1 for top, n in piles if 0 < n < FULL})
+    empty = sum(1 for _, n in piles if n == 0)
+    return 3 * score - 2 * len(waste) + 4 * wanted + 8 * empty, CEILING_UNEVEN * sum(n * n for _, n in piles)
+
+
+def _reach(start: Position, cap: int) -> list[Position]:
+    """Positions reachable from ``start`` before the next turn (piles in any order count once), at most ``cap``.
+
+    Depth first, the waste's moves tried first, so under the cap it finds positions further on.
+    """
+    found = {_key(start): start}
+    todo = [start]
+    while todo and len(found) < cap:
+        here, rest = todo.pop()
+        for step in reversed(_steps(here, rest)):
+            after, left = list(here), list(rest)
+            _apply(after, left, step)
+            position = (tuple(after), tuple(left))
+            reached = _key(position)
+            if reached not in found:
+                found[reached] = position
+                todo.append(position)
+    return list(found.values())
 
 
 def ceiling(state: GermanPatienceState) -> Score | None:
     """The most cards in piles a beam search that sees the stock reaches (a lower bound on the best)."""
     piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
     waste = tuple(RANK[c] for c in state.waste)
-    stock = [RANK[c] for c in state.stock]
-    beam = [p for p, _, _ in _spread((piles, waste), CEILING_SPREAD, shortest=False).values()]
-    best = max(sum(n for _, n in p) for p, _ in beam)
-    for rank in stock:
+    beam = _reach((piles, waste), CEILING_SPREAD)
+    best = max(_score(p) for p in beam)
+    for rank in (RANK[c] for c in state.stock):
         if best == PILES * FULL:
             break
-        found: dict[tuple[Any, ...], tuple[tuple[int, int], Position]] = {}
+        found: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, int], Position]] = {}
         for here, rest in beam:
-            for position, _, _ in _spread((here, (*rest, rank)), CEILING_SPREAD, shortest=False).values():
+            for position in _reach((here, (*rest, rank)), CEILING_SPREAD):
                 key = _beam_key(position)
-                value = _beam_rank(position)
+                value = _promise(position)
                 if key not in found or value > found[key][0]:
                     found[key] = (value, position)
         kept = sorted(found.values(), key=lambda item: item[0], reverse=True)[:CEILING_WIDTH]
         beam = [position for _, position in kept]
-        best = max(best, max(sum(n for _, n in p) for p, _ in beam))
+        best = max(best, max(_score(p) for p in beam))
     return best
 
 
