@@ -5,11 +5,17 @@ Strength is measured by ``bench/bots.py``, not here: these tests check behaviour
 
 from __future__ import annotations
 
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from parlour.bots.arena import play
 from parlour.bots.base import Bot, Turn
-from parlour.bots.builtin.german_patience import Greedy, Search, ceiling
+from parlour.bots.builtin.german_patience import Greedy, Search, _beam_key, _steps, ceiling
 from parlour.games import Ending, Move, get_game
-from parlour.games.german_patience import GermanPatienceState
+from parlour.games.cards import RANK
+from parlour.games.german_patience import SOURCE_NAMES, GermanPatienceState
 from tests.bots.recording import recorded
 
 GP = get_game("german-patience")
@@ -67,3 +73,36 @@ def test_ceiling_reaches_a_win_in_sight_and_beats_greedy() -> None:
     state = GP.from_text("\n".join(["Stock:", "Waste: KC", *(f"p{i + 1}: {p}" for i, p in enumerate(piles))]))
     assert ceiling(state) == 104
     assert ceiling(GP.deal(1)) >= play(Greedy(1), "german-patience", 1).score
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), plies=st.integers(0, 300))
+def test_the_steps_are_the_legal_moves_with_one_empty_pile(seed: int, plies: int) -> None:
+    # After some random play, the search's steps are the game's legal moves other than the turn, except
+    # that of several empty piles only the first is a destination (the others give the same position).
+    rng = random.Random(seed)
+    state = GP.deal(seed)
+    for _ in range(plies):
+        if state.ended is not None:
+            break
+        state = GP.apply(state, rng.choice(GP.legal_moves(state)))
+    piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
+    waste = tuple(RANK[c] for c in state.waste)
+    empty = [i for i, pile in enumerate(state.piles) if not pile]
+    legal = [
+        (SOURCE_NAMES.index(m.src), SOURCE_NAMES.index(m.dst))
+        for m in GP.legal_moves(state)
+        if m.kind == "move" and SOURCE_NAMES.index(m.dst) not in empty[1:]
+    ]
+    assert sorted(_steps(piles, waste)) == sorted(legal)
+
+
+def test_the_beam_tells_positions_apart_by_tops_and_waste_alone() -> None:
+    # Two piles of tops 5 and 6: moving the 6 onto the 5 swaps the tops and changes only the lengths.
+    before = (((5, 3), (6, 4), (0, 0), (9, 13), (1, 1), (2, 2), (3, 3), (4, 4)), (7, 12))
+    after = (((6, 4), (5, 3), (0, 0), (9, 13), (1, 1), (2, 2), (3, 3), (4, 4)), (7, 12))
+    shorter = (((5, 3), (6, 5), (0, 0), (9, 13), (1, 1), (2, 2), (3, 3), (4, 3)), (7, 12))
+    assert _beam_key(before) == _beam_key(after) == _beam_key(shorter)
+    assert _beam_key(before) != _beam_key((before[0], (12, 7)))  # the waste's order matters
+    emptied = (((5, 3), (6, 4), (0, 0), (9, 13), (0, 0), (2, 2), (3, 3), (4, 4)), (7, 12))
+    assert _beam_key(before) != _beam_key(emptied)
