@@ -289,7 +289,7 @@ ORDER_COLUMNS = ["game", "options", "mean score, each bot against the one before
 def paired_gain(game: Game[Any], weaker: Sequence[Score], stronger: Sequence[Score]) -> tuple[float, Interval | None]:
     """How much better ``stronger`` scored than ``weaker`` on the same deal, averaged over the deals (by the
     game's rule: positive is better, also where lower scores are), with its 95% Student's t interval."""
-    sign = 1.0 if game.better(1, 0) else -1.0
+    sign = 1.0 if game.higher_is_better else -1.0
     gains = [sign * (float(s) - float(w)) for w, s in zip(weaker, stronger, strict=True)]
     return statistics.fmean(gains), mean_interval(gains)
 

@@ -342,11 +342,7 @@ async def test_events_keep_crossing_after_the_nodes_subscriptions_to_redis_are_c
 ) -> None:
     """Pub/sub loses what is sent while a node is not subscribed: the node subscribes again and reads
     the races it holds again, so nothing stored is missed."""
-    nodes = start_nodes(server_factory, shared_redis, count=2)
-    race, (ann, bob, sam) = await race_across(connect, [*nodes, nodes[1]])
-    seats = [await Seat.started(ann, race), await Seat.started(bob, race)]
-    await seats[0].play(random.Random(1), 2)
-    await bob.first(Progress, race, lambda p: p.seat == 0 and p.moves == 2)
+    _, race, (ann, bob, sam), seats = await _two_moves_heard_across(shared_redis, server_factory, connect)
     store = redis.Redis.from_url(shared_redis)
     assert store.client_kill_filter(_type="pubsub") >= 2  # every node's subscriber connection
     await seats[0].play(random.Random(2), 3)  # meanwhile: their events may be lost
@@ -359,11 +355,7 @@ async def test_a_node_that_subscribes_again_after_the_race_ended_still_tells_eve
 ) -> None:
     """Bob's node stays unsubscribed until both seats are done, so ann's node ends the race meanwhile: when
     bob's node subscribes again, it tells bob and sam the moves they missed, then the end."""
-    nodes = start_nodes(server_factory, shared_redis, count=2)
-    race, (ann, bob, sam) = await race_across(connect, [*nodes, nodes[1]])
-    seats = [await Seat.started(ann, race), await Seat.started(bob, race)]
-    await seats[0].play(random.Random(1), 2)
-    await bob.first(Progress, race, lambda p: p.seat == 0 and p.moves == 2)
+    nodes, race, (ann, bob, sam), seats = await _two_moves_heard_across(shared_redis, server_factory, connect)
     store = redis.Redis.from_url(shared_redis)
     name = "parlour:" + node_id((await metrics(nodes[1:]))[0])  # what the node names its Redis connections
     assert _cut_subscriptions(store, name) >= 1
@@ -375,6 +367,19 @@ async def test_a_node_that_subscribes_again_after_the_race_ended_still_tells_eve
     await ann.first(End, race, timeout=20)
     assert not bob.every(End, race)  # the end was stored while bob's node did not listen
     await _reported_to_every_player(race, (ann, bob, sam), seats)
+
+
+async def _two_moves_heard_across(
+    shared_redis: str, server_factory: Any, connect: Connect
+) -> tuple[list[ServerProcess], str, tuple[Player, Player, Player], list[Seat]]:
+    """Two nodes; a race of ann (node 0) and bob (node 1) that sam watches on node 1, both seats started;
+    ann has made two moves and bob's node has told bob of them."""
+    nodes = start_nodes(server_factory, shared_redis, count=2)
+    race, (ann, bob, sam) = await race_across(connect, [*nodes, nodes[1]])
+    seats = [await Seat.started(ann, race), await Seat.started(bob, race)]
+    await seats[0].play(random.Random(1), 2)
+    await bob.first(Progress, race, lambda p: p.seat == 0 and p.moves == 2)
+    return nodes, race, (ann, bob, sam), seats
 
 
 def _cut_subscriptions(store: redis.Redis, name: str) -> int:
