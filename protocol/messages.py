@@ -376,6 +376,10 @@ class Invitation(Event):
     race: JsonMap = field(default_factory=dict)
     by: str = ""
     expires_at: float = 0.0
+    # In a tournament race: the seed the bot should play with (the same in every run of a
+    # reproducible tournament); without it a bot chooses its own.
+    seed: int | None = limits(0, 2**64 - 1, None)
+    tournament: str | None = limits(1, 64, None)  # the tournament the race belongs to
 
 
 _ALL: tuple[type[Message], ...] = (
