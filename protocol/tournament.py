@@ -16,7 +16,10 @@ Formats:
 Scoring. On each deal every entrant earns a matchpoint for each other entrant it beats on
 that deal (across tables) and half a point for each it ties: ranked as races rank (score in
 the game's direction, a game played out before a conceded one, earlier finish, fewer
-moves), with a forfeit (a seat that never showed up) below every seat that played.
+moves), with a forfeit (a seat that never showed up) below every seat that played. A
+tournament that is not ``timed`` leaves the finish time out (score, concession, moves): its
+standings then follow from the moves alone, so a reproducible tournament of bots gives the
+same standings however fast the machine or the network.
 Standings (best first; equal rows share a place):
 
 - ``duplicate``: matchpoint percentage, then total score in the game's direction;
@@ -83,6 +86,7 @@ class Spec:
     deals: int  # per event
     entrants: tuple[Entrant, ...]
     table_size: int = MAX_TABLE  # seats per race at most (head-to-head: always 2)
+    timed: bool = True  # the finish time breaks score ties
 
     def to_map(self) -> dict[str, Any]:
         """Plain data; :meth:`from_map` reads it back."""
@@ -92,6 +96,7 @@ class Spec:
             "deals": self.deals,
             "entrants": [{"player": e.player, "name": e.name, "bot": e.bot} for e in self.entrants],
             "table_size": self.table_size,
+            "timed": self.timed,
         }
 
     @classmethod
@@ -102,6 +107,7 @@ class Spec:
             deals=int(data["deals"]),
             entrants=tuple(Entrant(e["player"], e["name"], bool(e["bot"])) for e in data["entrants"]),
             table_size=int(data["table_size"]),
+            timed=bool(data["timed"]),
         )
 
 
@@ -111,6 +117,7 @@ def make_spec(
     deals: int,
     entrants: Sequence[Entrant],
     table_size: int = MAX_TABLE,
+    timed: bool = True,
 ) -> Spec:
     """A checked :class:`Spec`, every game's options resolved; :class:`TournamentError` says
     what is wrong (an unknown format or game, bad options, too few entrants, an entrant
@@ -142,7 +149,7 @@ def make_spec(
     size = 2 if kind is Format.HEAD_TO_HEAD else table_size
     if not 2 <= size <= MAX_TABLE:
         raise TournamentError(f"table size must be from 2 to {MAX_TABLE}")
-    return Spec(kind, tuple(events), deals, tuple(entrants), size)
+    return Spec(kind, tuple(events), deals, tuple(entrants), size, timed)
 
 
 def _event_key(event: Event) -> tuple[str, tuple[tuple[str, Any], ...]]:
@@ -275,12 +282,13 @@ def _wire(value: Fraction) -> float:
     return round(float(value), 4)
 
 
-def matchpoints(results: Sequence[Result], higher_is_better: bool) -> dict[int, Fraction]:
-    """Each entrant's matchpoints on one deal: 1 per other entrant beaten, 1/2 per tie."""
+def matchpoints(results: Sequence[Result], higher_is_better: bool, timed: bool = True) -> dict[int, Fraction]:
+    """Each entrant's matchpoints on one deal: 1 per other entrant beaten, 1/2 per tie
+    (``timed``: the earlier finish breaks a tie of score and concession)."""
     sign = -1 if higher_is_better else 1
 
     def key(r: Result) -> tuple[bool, float, bool, float, int]:
-        return (r.forfeit, sign * r.score, r.ended == "conceded", r.time, r.moves)
+        return (r.forfeit, sign * r.score, r.ended == "conceded", r.time if timed else 0.0, r.moves)
 
     points: dict[int, Fraction] = {}
     for a in results:
@@ -310,7 +318,7 @@ def standings(spec: Spec, results: Mapping[int, Sequence[Result]]) -> list[Stand
     pair_points: dict[tuple[int, int], dict[int, Fraction]] = {}
     pair_deals: dict[tuple[int, int], int] = {}
     for (event, *_), rows in deals.items():
-        earned = matchpoints(rows, get_game(spec.events[event].game).higher_is_better)
+        earned = matchpoints(rows, get_game(spec.events[event].game).higher_is_better, spec.timed)
         for entrant, mp in earned.items():
             points[entrant][event] += mp
             possible[entrant][event] += len(rows) - 1

@@ -515,6 +515,7 @@ class Server:
                 def take_seat(race: Race) -> int:
                     seat = race.join(player.id, player.name, player.bot)
                     race.joined_at = joined_at
+                    self._tournament_countdown(race, joined_at)
                     return seat
 
                 seat = await self._change(race, take_seat)
@@ -528,8 +529,15 @@ class Server:
             if self.races.get(race.id) is not race:  # it was deleted or expired while this waited
                 raise ProtocolError(ErrorCode.UNKNOWN_RACE, "no race with that id")
             declined = race.seat_of(player.id) is None and race.invitation_of(player.id) is not None
-            await self._change(race, lambda race: race.leave(player.id), gone=(player.id,))
+            now = time.time()
+
+            def leave(race: Race) -> None:
+                race.leave(player.id)
+                self._tournament_countdown(race, now)
+
+            await self._change(race, leave, gone=(player.id,))
             log.info("invitation declined" if declined else "race left", extra=Ids(race=race.id, player=player.id))
+            await self._expire_if_empty(race)
         return m.Ok(id=msg.id)
 
     async def on_ready(self, conn: Connection, msg: m.Ready) -> Message:
@@ -619,6 +627,7 @@ class Server:
         race.version = new.version
         if before in (Status.OPEN, Status.COUNTDOWN):
             race.seats = [replace(seat) for seat in new.seats]
+            race.settings = replace(new.settings)  # a tournament's race loses seats given up
         race.starts_at, race.joined_at = new.starts_at, new.joined_at
         race.invited = [replace(invitation) for invitation in new.invited]
         if new.status in (Status.RUNNING, Status.FINISHED) and before in (Status.OPEN, Status.COUNTDOWN):
@@ -1028,14 +1037,29 @@ class Server:
                 return
 
             def lapse(race: Race) -> None:
-                if not race.lapse(player, time.time()):
+                now = time.time()
+                if not race.lapse(player, now):
                     raise _Unchanged
+                self._tournament_countdown(race, now)
 
             try:
                 await self._change(race, lapse, gone=(player,))
             except _Unchanged:  # taken, declined or renewed meanwhile
                 return
-            log.info("invitation of bot %s lapsed", player, extra=Ids(race=race.id))
+            log.info("invitation of %s lapsed", player, extra=Ids(race=race.id))
+            await self._expire_if_empty(race)
+
+    def _tournament_countdown(self, race: Race, now: float) -> None:
+        """In a tournament's race, begin the countdown once every entrant still expected is seated
+        (they are ready as they join): at once if they are all bots."""
+        if race.tournament is not None and race.status is Status.OPEN and race.all_ready():
+            wait = 0.0 if all(seat.bot for seat in race.seats) else self.config.countdown
+            race.begin_countdown(now + wait)
+
+    async def _expire_if_empty(self, race: Race) -> None:
+        """A tournament's race that every entrant gave up (or let lapse) expires: all forfeit."""
+        if race.tournament is not None and race.settings.seats == 0 and self.races.get(race.id) is race:
+            await self._expire(race, "every entrant gave up the seat")
 
     def _lapses(self, race: Race) -> list[tuple[str, str, str]]:
         """The keys of the race's invitation timers."""
@@ -1560,10 +1584,15 @@ class Server:
 
 
 def _draft(race: Race) -> Race:
-    """A copy of ``race`` to try a change on: its own list of seats, copies of the seats
-    (sharing their games and logs, which a change before the start does not touch), and
-    copies of the invitations."""
-    return replace(race, seats=[replace(seat) for seat in race.seats], invited=[replace(i) for i in race.invited])
+    """A copy of ``race`` to try a change on: copies of its settings (a tournament's race loses
+    a seat when an entrant gives it up), of the seats (sharing their games and logs, which a
+    change before the start does not touch) and of the invitations."""
+    return replace(
+        race,
+        settings=replace(race.settings),
+        seats=[replace(seat) for seat in race.seats],
+        invited=[replace(i) for i in race.invited],
+    )
 
 
 class _Unchanged(Exception):

@@ -127,6 +127,12 @@ class Race:
     # How many times its record was saved: a node saves a change only over the version it
     # read (see Store.save_race), so race-wide changes from several nodes never cross.
     version: int = 0
+    # A tournament's race: the tournament's id, and the deal's seed (secret until the race
+    # ends). Every seat is kept for an invited entrant; one who joins is ready at once; one who
+    # leaves, declines or lets the invitation lapse gives the seat up (a forfeit), and the race
+    # starts once everyone still expected is seated.
+    tournament: str | None = None
+    deal: int | None = None
 
     @property
     def game(self) -> Game[Any]:
@@ -157,7 +163,7 @@ class Race:
         elif len(self.seats) + len(self.invited) >= self.settings.seats:
             kept = f" ({len(self.invited)} kept for invited bots)" if self.invited else ""
             raise ProtocolError(ErrorCode.RACE_FULL, f"all {self.settings.seats} seats are taken{kept}")
-        self.seats.append(Seat(player, name, bot))
+        self.seats.append(Seat(player, name, bot, ready=self.tournament is not None))
         return len(self.seats) - 1
 
     def invite(self, player: str, name: str, expires_at: float, by: str = "") -> bool:
@@ -187,6 +193,7 @@ class Race:
         if invitation is None or invitation.expires_at > now:
             return False
         self.invited.remove(invitation)
+        self._forfeit()
         return True
 
     def leave(self, player: str) -> None:
@@ -194,13 +201,24 @@ class Race:
         invitation = self.invitation_of(player)
         if invitation is not None and self.seat_of(player) is None:
             self.invited.remove(invitation)
+            self._forfeit()
             return
         index = self._seated(player)
         if self.status not in (Status.OPEN, Status.COUNTDOWN):
             raise ProtocolError(ErrorCode.RACE_STARTED, "the race has started: concede instead")
         del self.seats[index]
+        self._forfeit()
         self.status = Status.OPEN
         self.starts_at = None
+
+    def _forfeit(self) -> None:
+        """In a tournament's race, an entrant gave up their seat: the race no longer waits for it."""
+        if self.tournament is not None:
+            self.settings.seats -= 1
+
+    def all_ready(self) -> bool:
+        """Whether every seat is taken and ready (and there is a seat): the countdown may begin."""
+        return 0 < len(self.seats) == self.settings.seats and all(seat.ready for seat in self.seats)
 
     def set_ready(self, player: str, ready: bool) -> bool:
         """Mark a seat ready or not; return whether every seat is now ready."""
@@ -211,14 +229,17 @@ class Race:
         if not ready and self.status is Status.COUNTDOWN:
             self.status = Status.OPEN
             self.starts_at = None
-        return all(seat.ready for seat in self.seats) and len(self.seats) == self.settings.seats
+        return self.all_ready()
 
     def begin_countdown(self, starts_at: float) -> None:
         self.status = Status.COUNTDOWN
         self.starts_at = starts_at
 
     def start(self, now: float, seed: int | None = None, salt: bytes | None = None) -> None:
-        """Deal every seat the same game from a fresh secret seed (or the given one)."""
+        """Deal every seat the same game from a fresh secret seed (or the given one; a
+        tournament's race always from its deal's)."""
+        if self.deal is not None:
+            seed = self.deal
         self.seed = secrets.randbits(SEED_BITS) if seed is None else seed
         self.salt = secrets.token_bytes(16) if salt is None else salt
         self.status = Status.RUNNING
@@ -358,6 +379,8 @@ class Race:
                 out[key] = getattr(self, key)
         if self.invited:
             out["invited"] = [invitation.to_map() for invitation in self.invited]
+        if self.tournament is not None:
+            out["tournament"] = self.tournament
         if self.commitment is not None:
             out["commitment"] = self.commitment
         if for_player is not None and self.seat_of(for_player) is not None:

@@ -830,6 +830,8 @@ def encode_race(race: Race) -> dict[str, Any]:
         "results": race.results,
         "joined_at": race.joined_at,
         "invited": [[x.player, x.name, x.expires_at, x.by] for x in race.invited],
+        "tournament": race.tournament,
+        "deal": None if race.deal is None else f"{race.deal:x}",
     }
 
 
@@ -852,4 +854,6 @@ def decode_race(data: dict[str, Any]) -> Race:
         results=data["results"],
         joined_at=data.get("joined_at"),  # absent from records of older servers
         invited=[Invitation(*x) for x in data.get("invited", ())],  # likewise; and without `by`
+        tournament=data.get("tournament"),  # likewise
+        deal=None if data.get("deal") is None else int(data["deal"], 16),
     )

@@ -92,7 +92,7 @@ def test_a_tournament_that_cannot_be_held_is_refused_saying_why(args: tuple, say
 
 
 def test_a_spec_reads_back_from_its_map() -> None:
-    spec = make_spec("mixed", [("cheer", {"win_loss": True}), ("carpet", None)], 3, entrants(4), 3)
+    spec = make_spec("mixed", [("cheer", {"win_loss": True}), ("carpet", None)], 3, entrants(4), 3, timed=False)
     assert Spec.from_map(spec.to_map()) == spec
 
 
@@ -110,6 +110,8 @@ def test_at_an_equal_score_a_played_out_game_then_the_earlier_then_the_shorter_w
         result(3, 5, time=4.0, moves=3),
     ]
     assert matchpoints(rows, higher_is_better=True) == {0: 0, 1: 1, 2: 2, 3: 3}
+    untimed = matchpoints(rows, higher_is_better=True, timed=False)
+    assert untimed == {0: 0, 1: 2, 2: 1, 3: 3}  # without the clock: fewer moves decide
 
 
 @given(st.lists(st.tuples(st.integers(0, 3), st.booleans(), st.integers(0, 2)), min_size=1, max_size=8))
