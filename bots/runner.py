@@ -119,6 +119,7 @@ class _Race:
     view: dict[str, Any] | None = None
     results: list[dict[str, Any]] | None = None
     players: list[str] = field(default_factory=list)  # the seated players' ids
+    invited: list[str] = field(default_factory=list)  # the ids of players a seat is still kept for
     stale: bool = False  # reconnected since the last snapshot: ask where the race stands
     task: asyncio.Task[None] | None = None
 
@@ -138,6 +139,7 @@ class _Race:
             self.results = list(summary["results"])
         if summary.get("players") is not None:
             self.players = [str(seat["player"]) for seat in summary["players"]]
+            self.invited = [str(invitation["player"]) for invitation in summary.get("invited", ())]
 
 
 class Runner:
@@ -400,7 +402,7 @@ class Runner:
                     await self._sync(client, race)
                 elif race.status in WAITING or race.view is None:
                     await self._next_event(race)
-                    if race.status in WAITING and race.players == [client.player]:
+                    if race.status in WAITING and race.players == [client.player] and not race.invited:
                         log.info("race %s: everyone else left before the start", race.id)
                         await self._give_up(client, race, leave=True)
                         race.status = "gone"

@@ -84,6 +84,10 @@ from parlour.protocol.messages import (
     SnapshotInfo,
     Spectating,
     Start,
+    TournamentExportData,
+    TournamentInfo,
+    Tournaments,
+    TournamentUpdate,
     Watch,
     Welcome,
 )
@@ -146,7 +150,7 @@ class Resumed:
     watching: list[str] = field(default_factory=list)
 
 
-ClientEvent = RaceUpdate | Countdown | Start | Progress | End | Watch | Invitation | Error | Resumed
+ClientEvent = RaceUpdate | Countdown | Start | Progress | End | Watch | Invitation | TournamentUpdate | Error | Resumed
 
 
 @dataclass(eq=False)
@@ -431,6 +435,76 @@ class Client:
     async def ping(self) -> Pong:
         """A round trip to the server; ``pong.time`` is the server's clock (unix seconds)."""
         return await self._request(Pong, m.Ping)
+
+    # --- tournaments -----------------------------------------------------------------
+
+    async def tournament_create(
+        self,
+        games: Sequence[tuple[str, dict[str, Any] | None]] = (),
+        *,
+        format: str = "duplicate",
+        deals: int = 10,
+        bots: Sequence[str] = (),
+        people: int = 0,
+        table_size: int = 8,
+        time_limit: int = 600,
+        forfeit_after: int = 60,
+        rated: bool = False,
+        timed: bool = True,
+        public: bool = True,
+        seed: int | None = None,
+        name: str | None = None,
+    ) -> TournamentInfo:
+        """Create a tournament of ``games`` (``(game, options)`` pairs; a ``mixed`` one without
+        games plays all eight) for the online ``bots`` named and ``people`` seats for people.
+        It starts at once without people, else once they have all joined (or its creator calls
+        :meth:`tournament_start`). ``seed`` makes it reproducible (unrated only); ``timed``
+        false leaves finish times out of the ranking. ``reply.tournament["id"]`` names it."""
+        return await self._request(
+            TournamentInfo,
+            m.TournamentCreate,
+            name=name,
+            format=format,
+            games=[{"game": game, "options": options or {}} for game, options in games],
+            deals=deals,
+            bots=list(bots),
+            people=people,
+            table_size=table_size,
+            time_limit=time_limit,
+            forfeit_after=forfeit_after,
+            rated=rated,
+            timed=timed,
+            public=public,
+            seed=None if seed is None else f"{seed:x}",
+        )
+
+    async def tournament_join(self, tournament: str) -> TournamentInfo:
+        """Enter an open tournament. Each of its races then comes as an :class:`Invitation`
+        event (with ``tournament`` set): :meth:`join` it before ``expires_at`` or forfeit that deal."""
+        return await self._request(TournamentInfo, m.TournamentJoin, tournament=tournament)
+
+    async def tournament_start(self, tournament: str) -> TournamentInfo:
+        """Start your open tournament with the people who entered so far."""
+        return await self._request(TournamentInfo, m.TournamentStart, tournament=tournament)
+
+    async def tournament_watch(self, tournament: str) -> TournamentInfo:
+        """Follow a tournament: its summary now, then :class:`TournamentUpdate` events."""
+        return await self._request(TournamentInfo, m.TournamentWatch, tournament=tournament)
+
+    async def tournament_unwatch(self, tournament: str) -> Ok:
+        return await self._request(Ok, m.TournamentUnwatch, tournament=tournament)
+
+    async def tournament_export(self, tournament: str) -> TournamentExportData:
+        """A finished tournament's export (``not_finished`` before): what ``parlour verify`` checks."""
+        return await self._request(TournamentExportData, m.TournamentExport, tournament=tournament)
+
+    async def tournaments(self, limit: int = 20) -> Tournaments:
+        """The newest tournaments' summaries."""
+        return await self._request(Tournaments, m.TournamentList, limit=limit)
+
+    async def ratings(self, game: str, *, bots: bool | None = None, limit: int = 100) -> m.Leaderboard:
+        """``game``'s leaderboard, best first (``bots``: only bots, or only people)."""
+        return await self._request(m.Leaderboard, m.Ratings, game=game, bots=bots, limit=limit)
 
     # --- events ----------------------------------------------------------------------
 

@@ -33,6 +33,10 @@ class ErrorCode(enum.StrEnum):
     # Bots.
     NO_SUCH_BOT = "no_such_bot"  # no online bot by that name (or id) plays the race's game
     BOT_BUSY = "bot_busy"  # every online bot that would do already plays (or is invited to) its most races
+    # Tournaments.
+    UNKNOWN_TOURNAMENT = "unknown_tournament"
+    BAD_TOURNAMENT = "bad_tournament"  # a tournament that cannot be held as asked; the message says why
+    TOURNAMENT_STARTED = "tournament_started"  # it no longer takes entrants
     # Moves.
     RACE_NOT_RUNNING = "race_not_running"
     BAD_MOVE = "bad_move"  # not a move of this game at all

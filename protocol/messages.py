@@ -206,6 +206,86 @@ class Ping(Request):
     TYPE: ClassVar[str] = "ping"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentCreate(Request):
+    """Create a tournament (see the specification): ``games`` are ``{game, options}`` maps (one,
+    or several for ``mixed``; ``mixed`` without games plays all eight), ``bots`` the online bots
+    entered (by name or player id), ``people`` the seats for people, who enter with
+    ``tournament_join``; it starts once they are all taken (at once without people). ``seed``
+    (hex) makes it reproducible and is refused for a rated tournament."""
+
+    TYPE: ClassVar[str] = "tournament_create"
+    name: str | None = limits(1, 64, None)
+    format: str = limits(1, 16, "duplicate")
+    games: list[Any] | None = limits(0, 16, None)
+    deals: int = limits(1, 1000, 10)
+    bots: list[str] | None = limits(0, 64, None)
+    people: int = limits(0, 64, 0)
+    table_size: int = limits(2, 8, 8)
+    time_limit: int = limits(10, 86_400, 600)
+    forfeit_after: int = limits(5, 3_600, 60)
+    rated: bool = False
+    timed: bool = True
+    public: bool = True
+    seed: str | None = limits(1, 64, None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentJoin(Request):
+    """Enter an open tournament as one of its people."""
+
+    TYPE: ClassVar[str] = "tournament_join"
+    tournament: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentStart(Request):
+    """Start an open tournament now, with the people who entered so far (its creator only)."""
+
+    TYPE: ClassVar[str] = "tournament_start"
+    tournament: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentWatch(Request):
+    """Follow a tournament: its summary now, then a ``tournament_update`` at each change."""
+
+    TYPE: ClassVar[str] = "tournament_watch"
+    tournament: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentUnwatch(Request):
+    TYPE: ClassVar[str] = "tournament_unwatch"
+    tournament: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentExport(Request):
+    """A finished tournament's export: everything ``parlour verify`` needs to check it."""
+
+    TYPE: ClassVar[str] = "tournament_export"
+    tournament: str = limits(1, 64)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentList(Request):
+    """The newest tournaments (open, running and finished)."""
+
+    TYPE: ClassVar[str] = "tournaments"
+    limit: int = limits(1, 100, 20)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Ratings(Request):
+    """A game's leaderboard: ``bots`` true for bots only, false for people only, absent for all."""
+
+    TYPE: ClassVar[str] = "ratings"
+    game: str = limits(1, 32)
+    bots: bool | None = None
+    limit: int = limits(1, 1000, 100)
+
+
 # --- replies -------------------------------------------------------------------------
 
 
@@ -287,6 +367,35 @@ class ReplayData(Reply):
 class Pong(Reply):
     TYPE: ClassVar[str] = "pong"
     time: float = 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentInfo(Reply):
+    """A tournament's summary (see the specification for its fields)."""
+
+    TYPE: ClassVar[str] = "tournament"
+    tournament: JsonMap = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tournaments(Reply):
+    TYPE: ClassVar[str] = "tournament_list"
+    tournaments: list[Any] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentExportData(Reply):
+    TYPE: ClassVar[str] = "tournament_export_data"
+    export: JsonMap = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Leaderboard(Reply):
+    """A game's ratings, best first: ``{player, name, bot, mu, sigma, ordinal, races}`` each."""
+
+    TYPE: ClassVar[str] = "leaderboard"
+    game: str = ""
+    ratings: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -382,11 +491,21 @@ class Invitation(Event):
     tournament: str | None = limits(1, 64, None)  # the tournament the race belongs to
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentUpdate(Event):
+    """A watched tournament changed (entrants, status, standings, races being played)."""
+
+    TYPE: ClassVar[str] = "tournament_update"
+    tournament: JsonMap = field(default_factory=dict)
+
+
 _ALL: tuple[type[Message], ...] = (
         Hello, Lobby, Create, Join, Leave, Ready, MakeMove, Undo, Concede, Snapshot, Spectate, Unspectate, Replay,
-        Invite, Ping,
-        Welcome, Races, RaceInfo, Ack, Ok, SnapshotInfo, Spectating, ReplayData, Pong, Error,
-        RaceUpdate, Countdown, Start, Progress, End, Watch, Invitation,
+        Invite, Ping, TournamentCreate, TournamentJoin, TournamentStart, TournamentWatch, TournamentUnwatch,
+        TournamentExport, TournamentList, Ratings,
+        Welcome, Races, RaceInfo, Ack, Ok, SnapshotInfo, Spectating, ReplayData, Pong, Error, TournamentInfo,
+        Tournaments, TournamentExportData, Leaderboard,
+        RaceUpdate, Countdown, Start, Progress, End, Watch, Invitation, TournamentUpdate,
 )  # fmt: skip
 MESSAGES: dict[str, type[Message]] = {cls.TYPE: cls for cls in _ALL}
 assert len(MESSAGES) == len(_ALL), "two messages share a type name"

@@ -38,6 +38,7 @@ from parlour.server.bots import MAX_LISTED, OnlineBot, choose, merge, offer
 from parlour.server.bus import Bus
 from parlour.server.config import Config
 from parlour.server.connection import Connection, close_soon, close_within
+from parlour.server.director import LEASE_PREFIX, Director
 from parlour.server.limits import Backoff, Buckets, address_of, client_address
 from parlour.server.logs import Ids
 from parlour.server.metrics import Metrics
@@ -103,6 +104,8 @@ class Server:
         self.bots_written = asyncio.Lock()  # one write of this node's bots to Redis at a time
         self.rng = random.Random()  # which of several equally free bots an invitation goes to
         self.bus = Bus(store.redis, store.keys, self.node, self._on_event, self._on_gap, self._on_direct)
+        self.lease = LEASE
+        self.director = Director(self)
         self.handlers: dict[type[Message], Callable[[Connection, Any], Awaitable[Message | None]]] = {
             m.Lobby: self.on_lobby,
             m.Create: self.on_create,
@@ -118,6 +121,14 @@ class Server:
             m.Replay: self.on_replay,
             m.Invite: self.on_invite,
             m.Ping: self.on_ping,
+            m.TournamentCreate: self.director.on_create,
+            m.TournamentJoin: self.director.on_join,
+            m.TournamentStart: self.director.on_start,
+            m.TournamentWatch: self.director.on_watch,
+            m.TournamentUnwatch: self.director.on_unwatch,
+            m.TournamentExport: self.director.on_export,
+            m.TournamentList: self.director.on_list,
+            m.Ratings: self.director.on_ratings,
         }
 
     # --- start and stop --------------------------------------------------------------
@@ -151,6 +162,7 @@ class Server:
 
     async def _take_every_race(self) -> None:
         races = await self.store.active_race_ids()
+        races += [LEASE_PREFIX + t for t in await self.director.store.active()]
         if races:
             await self.store.take_leases(LEASE, races)
             for race_id in races:
@@ -161,6 +173,9 @@ class Server:
         for race_id in lost:
             log.warning("another node took the lease", extra=Ids(race=race_id))
             self.held.discard(race_id)
+            if race_id.startswith(LEASE_PREFIX):
+                self.director.lost(race_id.removeprefix(LEASE_PREFIX))
+                continue
             race = self.races.get(race_id)
             if race is not None:
                 self._stop_clock(race)
@@ -179,11 +194,17 @@ class Server:
             return
         for race_id, before in (await self.store.take_leases(LEASE)).items():
             await self._take_over(race_id, before)
+        self.director.beat()
         if self.bots:
             await self._list_bots()
 
     async def _take_over(self, race_id: str, before: str) -> None:
-        """Hold a race whose lease this node just took: run its timers from now on."""
+        """Hold a race whose lease this node just took: run its timers from now on (or direct
+        the tournament whose lease it is)."""
+        if race_id.startswith(LEASE_PREFIX):
+            self.held.add(race_id)
+            await self.director.take_over(race_id.removeprefix(LEASE_PREFIX))
+            return
         race = await self._get(race_id)
         if race is None or race.status is Status.FINISHED:
             await self.store.give_leases([race_id], hand=False)
@@ -349,6 +370,8 @@ class Server:
         log.info("connection closed", extra=_ids(conn))
         for race_id in list(conn.watching):
             self._unwatch(conn, race_id)
+        for tournament in list(conn.tournaments):
+            self.director.unwatch(conn, tournament)
         if conn.player is None:
             return
         peers = self.by_player.get(conn.player.id, set())
@@ -543,6 +566,9 @@ class Server:
     async def on_ready(self, conn: Connection, msg: m.Ready) -> Message:
         player = self._player(conn)
         race = await self._known(msg.race)
+        if race.tournament is not None:  # its entrants are ready as they join; the race starts without a say
+            race.seated(player.id)
+            return m.RaceInfo(id=msg.id, race=race.summary(player.id))
         starts_at = 0.0  # set once the race's lock is held: waiting for it must not shorten the countdown
 
         def ready(race: Race) -> bool:
@@ -884,18 +910,22 @@ class Server:
         return m.Ok(id=msg.id)
 
     async def on_replay(self, conn: Connection, msg: m.Replay) -> Message:
-        """The replay is built once per race: kept in memory with the race, and in Redis for after."""
-        race = self.races.get(msg.race)
+        return m.ReplayData(id=msg.id, replay=await self.replay_data(msg.race))
+
+    async def replay_data(self, race_id: str) -> dict[str, Any]:
+        """A finished race's replay, built once per race: kept in memory with the race, and in
+        Redis for after. ``unknown_race``, or ``not_finished`` before the race ends."""
+        race = self.races.get(race_id)
         if race is not None and race.status is not Status.FINISHED:
             raise ProtocolError(ErrorCode.NOT_FINISHED, "the replay is published when the race ends")
-        replay = self.replays.get(msg.race)
+        replay = self.replays.get(race_id)
         if replay is None:
-            task = self.building.get(msg.race)
+            task = self.building.get(race_id)
             if task is None:  # concurrent requests share one build
-                task = self.building[msg.race] = asyncio.ensure_future(self._build_replay(msg.race, race))
-                task.add_done_callback(lambda _: self.building.pop(msg.race, None))
+                task = self.building[race_id] = asyncio.ensure_future(self._build_replay(race_id, race))
+                task.add_done_callback(lambda _: self.building.pop(race_id, None))
             replay = await asyncio.shield(task)
-        return m.ReplayData(id=msg.id, replay=replay)
+        return replay
 
     async def _build_replay(self, race_id: str, race: Race | None) -> dict[str, Any]:
         """The replay of a finished race: from memory, else as kept in Redis, else rebuilt from the logs (and kept)."""
@@ -994,14 +1024,28 @@ class Server:
 
     async def _send_invitation(self, bot: OnlineBot, race: Race) -> None:
         """Send the bot its invitation to ``race``: on this node, or through the nodes its connections are on."""
-        invitation = race.invitation_of(bot.player)
-        assert invitation is not None
-        event = m.Invitation(race=race.summary(bot.player), by=invitation.by, expires_at=invitation.expires_at)
-        for node in bot.nodes:
+        await self._deliver_anywhere(bot.player, _invitation(race, bot.player), bot.nodes)
+
+    async def _invite_anywhere(self, player: str, race: Race) -> None:
+        """Send ``player`` their invitation to ``race`` on every live node they are connected to."""
+        nodes = await self.store.live_nodes_of(player, self.live_nodes)
+        await self._deliver_anywhere(player, _invitation(race, player), nodes)
+
+    async def _deliver_anywhere(self, player: str, event: m.Invitation, nodes: Iterable[str]) -> None:
+        for node in nodes:
             if node == self.node:
-                self._deliver_invitation(bot.player, event)
+                self._deliver_invitation(player, event)
             else:
-                await self.store.send_to_node(node, ["i", self.node, bot.player, event.to_wire()])
+                await self.store.send_to_node(node, ["i", self.node, player, event.to_wire()])
+                self.metrics.events_published += 1
+
+    async def _tell_nodes(self, event: list[Any]) -> None:
+        """Send ``event`` to every live node's own channel (this node's at once)."""
+        for node in sorted(self.live_nodes):
+            if node == self.node:
+                self._on_direct(event)
+            else:
+                await self.store.send_to_node(node, event)
                 self.metrics.events_published += 1
 
     async def _invitations_again(self, conn: Connection) -> None:
@@ -1013,22 +1057,25 @@ class Server:
             invitation = race.invitation_of(player.id)
             if invitation is None or invitation.expires_at <= now or race.status is not Status.OPEN:
                 continue  # taken, declined or lapsed meanwhile
-            if race.settings.game in conn.games:
-                summary = race.summary(player.id)
-                conn.send(m.Invitation(race=summary, by=invitation.by, expires_at=invitation.expires_at))
+            if race.settings.game in conn.games or race.tournament is not None:
+                conn.send(_invitation(race, player.id))
 
     def _on_direct(self, event: list[Any]) -> None:
         """An event another node sent to this node's own channel (see :mod:`parlour.server.bus`)."""
         self.metrics.events_received += 1
         if event[0] == "i":
             _, _, player, wire = event
-            invitation = m.Invitation(race=wire["race"], by=wire["by"], expires_at=wire["expires_at"])
-            self._deliver_invitation(player, invitation)
+            self._deliver_invitation(player, m.Invitation.from_wire(wire))  # type: ignore[arg-type]
+        elif event[0] == "t":
+            _, tournament, summary = event
+            self.director.deliver(tournament, summary)
 
     def _deliver_invitation(self, player: str, invitation: m.Invitation) -> None:
-        """Send ``invitation`` to ``player``'s connections here that offer its game."""
+        """Send ``invitation`` to ``player``'s connections here that offer its game (a tournament's:
+        to every connection of theirs)."""
         game = invitation.race.get("game")
-        self._broadcast([c for c in self.by_player.get(player, ()) if game in c.games], invitation)
+        to = [c for c in self.by_player.get(player, ()) if invitation.tournament or game in c.games]
+        self._broadcast(to, invitation)
 
     async def _lapse(self, race: Race, player: str) -> None:
         """``player``'s invitation to ``race`` was not taken in time: it lapses (unless renewed)."""
@@ -1274,6 +1321,7 @@ class Server:
         self._stop_clock(race)
         self._release(race.id)
         log.info("race finished", extra=Ids(race=race.id))
+        self.director.race_ended(race)
         self._schedule(("evict", race.id), time.time() + self.config.keep_finished, self._evict, race)
 
     def _release(self, race_id: str) -> None:
@@ -1581,6 +1629,19 @@ class Server:
                 break
             shown = (seq, state)
         return shown
+
+
+def _invitation(race: Race, player: str) -> m.Invitation:
+    """The invitation event telling ``player`` of the seat ``race`` keeps for them."""
+    invitation = race.invitation_of(player)
+    assert invitation is not None
+    return m.Invitation(
+        race=race.summary(player),
+        by=invitation.by,
+        expires_at=invitation.expires_at,
+        seed=invitation.seed,
+        tournament=race.tournament,
+    )
 
 
 def _draft(race: Race) -> Race:

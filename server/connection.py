@@ -100,6 +100,7 @@ class Connection:
     burst: int
     player: Player | None = None
     watching: set[str] = field(default_factory=set)
+    tournaments: set[str] = field(default_factory=set)  # the tournaments it watches
     tokens: float = 0.0
     stamp: float = field(default_factory=time.monotonic)  # when the last frame arrived
     refusals: float = 0.0  # a leaky count: +1 a refusal, -REFUSALS_FORGIVEN a second

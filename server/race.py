@@ -95,6 +95,7 @@ class Invitation:
     name: str
     expires_at: float
     by: str = ""  # the inviter's name (told to the bot; not in the summary)
+    seed: int | None = None  # in a tournament's race: the seed the entrant's bot plays with
 
     def to_map(self) -> dict[str, Any]:
         return {"player": self.player, "name": self.name, "expires_at": self.expires_at}
@@ -166,7 +167,7 @@ class Race:
         self.seats.append(Seat(player, name, bot, ready=self.tournament is not None))
         return len(self.seats) - 1
 
-    def invite(self, player: str, name: str, expires_at: float, by: str = "") -> bool:
+    def invite(self, player: str, name: str, expires_at: float, by: str = "", seed: int | None = None) -> bool:
         """Keep a free seat for ``player`` (a bot) until ``expires_at``, invited by the player named
         ``by``; return whether this is news (False: ``player`` is seated already). Inviting again
         renews the invitation.
@@ -184,7 +185,7 @@ class Race:
             return True
         if len(self.seats) + len(self.invited) >= self.settings.seats:
             raise ProtocolError(ErrorCode.RACE_FULL, "no seat is free: every seat is taken or kept for an invited bot")
-        self.invited.append(Invitation(player, name, expires_at, by))
+        self.invited.append(Invitation(player, name, expires_at, by, seed))
         return True
 
     def lapse(self, player: str, now: float) -> bool:
@@ -203,7 +204,7 @@ class Race:
             self.invited.remove(invitation)
             self._forfeit()
             return
-        index = self._seated(player)
+        index = self.seated(player)
         if self.status not in (Status.OPEN, Status.COUNTDOWN):
             raise ProtocolError(ErrorCode.RACE_STARTED, "the race has started: concede instead")
         del self.seats[index]
@@ -222,7 +223,7 @@ class Race:
 
     def set_ready(self, player: str, ready: bool) -> bool:
         """Mark a seat ready or not; return whether every seat is now ready."""
-        index = self._seated(player)
+        index = self.seated(player)
         if self.status not in (Status.OPEN, Status.COUNTDOWN):
             raise ProtocolError(ErrorCode.RACE_STARTED, "the race has started")
         self.seats[index].ready = ready
@@ -267,7 +268,7 @@ class Race:
         Raises ``race_not_running`` (also once the race is closed or its deadline has come),
         ``not_seated`` or ``stale_seq``.
         """
-        index = self._seated(player)
+        index = self.seated(player)
         if self.status is not Status.RUNNING:
             raise ProtocolError(ErrorCode.RACE_NOT_RUNNING, f"the race is {self.status.value}")
         if not self.taking_entries(now):
@@ -389,7 +390,7 @@ class Race:
             out["results"] = self.results
         return out
 
-    def _seated(self, player: str) -> int:
+    def seated(self, player: str) -> int:
         index = self.seat_of(player)
         if index is None:
             raise ProtocolError(ErrorCode.NOT_SEATED, "you have no seat in this race")

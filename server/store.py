@@ -699,6 +699,16 @@ class Store:
         race.status = status
         race.closed_at = None if closed is None else float(closed)
 
+    async def race_version(self, race_id: str) -> int:
+        """How many times the race's record was saved (0: the race never existed; a removed race's
+        version stays)."""
+        return int(await self.redis.get(self.keys.version(race_id)) or 0)
+
+    async def live_nodes_of(self, player: str, live_nodes: set[str]) -> list[str]:
+        """The nodes of ``live_nodes`` on which ``player`` has a connection."""
+        counts = await self.redis.hgetall(self.keys.online(player))  # type: ignore[misc]
+        return sorted(node.decode() for node, count in counts.items() if node.decode() in live_nodes and int(count) > 0)
+
     async def race_by_code(self, code: str) -> str | None:
         """The id of the unfinished race whose join code is ``code``."""
         race_id = await self.redis.get(self.keys.code(code))
@@ -829,7 +839,7 @@ def encode_race(race: Race) -> dict[str, Any]:
         "salt": None if race.salt is None else race.salt.hex(),
         "results": race.results,
         "joined_at": race.joined_at,
-        "invited": [[x.player, x.name, x.expires_at, x.by] for x in race.invited],
+        "invited": [[x.player, x.name, x.expires_at, x.by, x.seed] for x in race.invited],
         "tournament": race.tournament,
         "deal": None if race.deal is None else f"{race.deal:x}",
     }
