@@ -120,6 +120,7 @@ class _Race:
     results: list[dict[str, Any]] | None = None
     players: list[str] = field(default_factory=list)  # the seated players' ids
     invited: list[str] = field(default_factory=list)  # the ids of players a seat is still kept for
+    tournament: bool = False  # a tournament's race: it starts with whoever took their seats
     stale: bool = False  # reconnected since the last snapshot: ask where the race stands
     task: asyncio.Task[None] | None = None
 
@@ -140,6 +141,7 @@ class _Race:
         if summary.get("players") is not None:
             self.players = [str(seat["player"]) for seat in summary["players"]]
             self.invited = [str(invitation["player"]) for invitation in summary.get("invited", ())]
+        self.tournament = self.tournament or summary.get("tournament") is not None
 
 
 class Runner:
@@ -402,7 +404,8 @@ class Runner:
                     await self._sync(client, race)
                 elif race.status in WAITING or race.view is None:
                     await self._next_event(race)
-                    if race.status in WAITING and race.players == [client.player] and not race.invited:
+                    alone = race.players == [client.player] and not race.invited and not race.tournament
+                    if race.status in WAITING and alone:
                         log.info("race %s: everyone else left before the start", race.id)
                         await self._give_up(client, race, leave=True)
                         race.status = "gone"

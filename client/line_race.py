@@ -479,6 +479,9 @@ def format_results(results: list[dict[str, Any]], seed: str, salt: str) -> str:
             f"  {r['place']}. {printable(r['name'])}: score {r['score']} "
             f"({printable(r['ended'])}, {plural(r['moves'], 'move')}, {r['time']} s)"
         )
+    if not seed:
+        lines.append("A tournament's race: its seed and replay are published when the tournament ends.")
+        return "\n".join(lines)
     lines.append(
         f"Seed {printable(seed)}, salt {printable(salt)}: 'parlour replay' saves the replay; "
         "'parlour verify' checks it."

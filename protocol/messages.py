@@ -307,12 +307,14 @@ class Welcome(Reply):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Races(Reply):
     """A page of the lobby; ``next`` (absent on the last page) asks for the following one.
-    ``bots``: on the first page only, the bots online (on any node)."""
+    ``bots``: on the first page only, the bots online (on any node); ``tournaments``: on the
+    first page only, the public tournaments open or running (their summaries, newest first)."""
 
     TYPE: ClassVar[str] = "races"
     races: list[Any] = field(default_factory=list)
     next: str | None = None
     bots: list[Any] | None = None
+    tournaments: list[Any] | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -473,12 +473,14 @@ class Server:
                     page.append(((1, -race.created_at, race.id), race))
         shown = page[: msg.limit]
         more = len(page) > msg.limit
-        bots = None if msg.after is not None else [bot.listing() for bot in (await self._online_bots())[:MAX_LISTED]]
+        first = msg.after is None
+        bots = [bot.listing() for bot in (await self._online_bots())[:MAX_LISTED]] if first else None
         return m.Races(
             id=msg.id,
             races=[race.summary(player.id) for _, race in shown],
             next=_cursor(shown[-1][0]) if more else None,
             bots=bots,
+            tournaments=await self.director.lobby() if first else None,
         )
 
     async def on_create(self, conn: Connection, msg: m.Create) -> Message:
@@ -918,6 +920,9 @@ class Server:
         race = self.races.get(race_id)
         if race is not None and race.status is not Status.FINISHED:
             raise ProtocolError(ErrorCode.NOT_FINISHED, "the replay is published when the race ends")
+        record = race or await self.store.load_record(race_id)
+        if record is not None and record.tournament is not None and not await self.director.finished(record.tournament):
+            raise ProtocolError(ErrorCode.NOT_FINISHED, "a tournament's races are published when the tournament ends")
         replay = self.replays.get(race_id)
         if replay is None:
             task = self.building.get(race_id)
@@ -1302,17 +1307,21 @@ class Server:
         await self._took(race, draft, synced=True)
 
     def _ended(self, race: Race) -> None:
-        """Tell this node's racers and spectators the results; forget the race in a while."""
+        """Tell this node's racers and spectators the results; forget the race in a while.
+
+        A tournament's race keeps its seed and boards until the tournament ends: other tables
+        may still be playing the same deal."""
+        hidden = race.tournament is not None
         end = m.End(
             race=race.id,
             results=race.results or [],
-            seed=f"{race.seed:x}",
-            salt=(race.salt or b"").hex(),
+            seed="" if hidden else f"{race.seed:x}",
+            salt="" if hidden else (race.salt or b"").hex(),
             commitment=race.commitment or "",
         )
         self._send_seats(race, end)
         spectators = self._spectators(race)
-        if spectators and not race.settings.live_boards:  # the boards they could not see: now final
+        if spectators and not race.settings.live_boards and not hidden:  # the boards they could not see: now final
             for index, seat in enumerate(race.seats):
                 view = race.game.view(seat.state, "public")
                 self._broadcast(spectators, m.Watch(race=race.id, seat=index, seq=seat.seq, view=view))

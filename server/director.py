@@ -62,6 +62,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("parlour.director")
 
 LEASE_PREFIX = "tournament:"
+MAX_LOBBY = 50  # the most tournaments the lobby's first page lists
 
 
 def lease_id(tournament: str) -> str:
@@ -443,6 +444,21 @@ class Director:
         watchers = self.watchers.get(tournament_id)
         if watchers:
             self.server._broadcast(watchers, m.TournamentUpdate(tournament=summary))
+
+    async def lobby(self) -> list[dict[str, Any]]:
+        """The public tournaments open or running, newest first (at most ``MAX_LOBBY``)."""
+        out = []
+        for tournament_id in await self.store.active():
+            tournament = await self.store.load(tournament_id)
+            if tournament is not None and tournament.public and tournament.status != TStatus.FINISHED:
+                out.append(tournament.summary())
+        out.sort(key=lambda t: (-t["created_at"], t["id"]))
+        return out[:MAX_LOBBY]
+
+    async def finished(self, tournament_id: str) -> bool:
+        """Whether the tournament is over (its seed, races and boards are then public)."""
+        tournament = await self.store.load(tournament_id)
+        return tournament is not None and tournament.status == TStatus.FINISHED
 
     async def _known(self, tournament_id: str) -> Tournament:
         tournament = await self.store.load(tournament_id)

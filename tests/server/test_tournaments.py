@@ -12,8 +12,9 @@ import pytest
 import pytest_asyncio
 
 from parlour.client.connection import Client, ClientError
-from parlour.protocol.messages import TournamentUpdate
-from parlour.protocol.tournament import Spec, schedule
+from parlour.protocol.messages import Invitation, TournamentUpdate
+from parlour.protocol.replay import verify_replay
+from parlour.protocol.tournament import Spec, deal_seed, schedule
 from tests.bots.helpers import BotRun, bot_online, person
 from tests.conftest import ServerProcess
 
@@ -88,3 +89,112 @@ async def test_a_tournament_that_cannot_be_held_is_refused_saying_why(server: Se
         await ann.tournament_watch("t0000000000")
     assert info.value.code == "unknown_tournament"
     await ann.close()
+
+
+async def test_head_to_head_pairs_every_two_bots_on_the_same_deals_and_counts_match_wins(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    names = ["random", "greedy", "search"]
+    runners = [await BotRun.start(server.url, bot, home=tmp_path / bot) for bot in names]
+    ann = await person(server.url)
+    for bot in names:
+        await bot_online(ann, bot)
+    created = (
+        await ann.tournament_create([("golf", None)], format="head-to-head", deals=2, bots=names, seed=11, timed=False)
+    ).tournament
+    assert created["races"] == 6  # three pairs, two deals each
+    summary = await finished(ann, created["id"])
+    rows = summary["standings"]
+    assert sum(row["match_wins"] for row in rows) == 3
+    assert all(row["deals"] == 4 for row in rows)  # two deals against each of the other two
+    export = (await ann.tournament_export(created["id"])).export
+    seeds: dict[int, set[str]] = {}
+    for race in export["races"]:
+        replay = race["replay"]
+        assert len(replay["results"]) == 2
+        slot = schedule(Spec.from_map(export["spec"]))[race["slot"]]
+        seeds.setdefault(slot.deal, set()).add(replay["seed"])
+    assert all(len(found) == 1 for found in seeds.values())  # every pair played deal d from one seed
+    assert len({next(iter(found)) for found in seeds.values()}) == 2
+    await ann.close()
+    for runner in runners:
+        runner.kill()
+
+
+async def test_a_mixed_tournament_sums_each_games_percentage(server: ServerProcess, tmp_path: Path) -> None:
+    runners = [await BotRun.start(server.url, bot, home=tmp_path / bot) for bot in ("random", "greedy")]
+    ann = await person(server.url)
+    for bot in ("random", "greedy"):
+        await bot_online(ann, bot)
+    games = [("golf", None), ("the-chance", {"sequence": "suit"})]
+    created = (
+        await ann.tournament_create(games, format="mixed", deals=2, bots=["random", "greedy"], seed=3, timed=False)
+    ).tournament
+    assert [e["game"] for e in created["events"]] == ["golf", "the-chance"]
+    lobby = (await ann.lobby()).tournaments
+    assert lobby is not None and created["id"] in [t["id"] for t in lobby]
+    summary = await finished(ann, created["id"])
+    for row in summary["standings"]:
+        assert len(row["by_game"]) == 2
+        assert row["percentage"] == pytest.approx(sum(row["by_game"]), abs=1e-3)
+    assert sum(row["percentage"] for row in summary["standings"]) == pytest.approx(200)
+    assert created["id"] not in [t["id"] for t in (await ann.lobby()).tournaments or []]
+    await ann.close()
+    for runner in runners:
+        runner.kill()
+
+
+async def test_an_entrant_who_does_not_take_the_seat_forfeits_and_the_deal_is_played_without_them(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    runner = await BotRun.start(server.url, "greedy", home=tmp_path)
+    ann, bob = await person(server.url, "ann"), await person(server.url, "bob")
+    await bot_online(ann, "greedy")
+    created = (
+        await ann.tournament_create([("golf", None)], deals=1, bots=["greedy"], people=1, forfeit_after=5, seed=5)
+    ).tournament
+    assert created["status"] == "open"
+    joined = (await bob.tournament_join(created["id"])).tournament
+    assert joined["status"] == "running"
+    with pytest.raises(ClientError) as info:
+        await ann.tournament_join(created["id"])
+    assert info.value.code == "tournament_started"
+    invitation = await bob.next_event(Invitation, timeout=10)
+    assert invitation.tournament == created["id"] and invitation.race["game"] == "golf"
+    # bob lets the seat go; greedy plays the deal alone, and its End does not reveal the deal
+    summary = await finished(ann, created["id"], timeout=60)
+    rows = {row["name"]: row for row in summary["standings"]}
+    assert rows["greedy"]["percentage"] == 100 and rows["bob"]["percentage"] == 0
+    assert rows["greedy"]["place"] == 1 and rows["bob"]["place"] == 2
+    export = (await ann.tournament_export(created["id"])).export
+    (results,) = export["results"].values()
+    assert sorted((r["entrant"], r["forfeit"]) for r in results) == [(0, False), (1, True)]
+    assert [r["name"] for r in export["races"][0]["replay"]["results"]] == ["greedy"]
+    await ann.close()
+    await bob.close()
+    runner.kill()
+
+
+async def test_a_tournaments_race_reveals_its_deal_only_when_the_tournament_ends(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    runners = [await BotRun.start(server.url, bot, home=tmp_path / bot) for bot in ("random", "greedy")]
+    ann = await person(server.url)
+    for bot in ("random", "greedy"):
+        await bot_online(ann, bot)
+    created = (await ann.tournament_create([("gaps", None)], deals=2, bots=["random", "greedy"], seed=9)).tournament
+    watched = (await ann.tournament_watch(created["id"])).tournament
+    first = f"{created['id']}-0"
+    while watched.get("done", 0) < 1:
+        watched = (await ann.next_event(TournamentUpdate, timeout=60)).tournament
+    if watched["status"] != "finished":
+        with pytest.raises(ClientError) as info:
+            await ann.replay(first)
+        assert info.value.code == "not_finished"
+    await finished(ann, created["id"])
+    replay = (await ann.replay(first)).replay
+    assert verify_replay(replay) == []
+    assert int(replay["seed"], 16) == deal_seed(9, 0, "gaps", 0)
+    await ann.close()
+    for runner in runners:
+        runner.kill()
