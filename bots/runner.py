@@ -154,6 +154,7 @@ class Runner:
         self.races: dict[str, _Race] = {}
         self.taken = 0  # races accepted or resumed by this runner
         self.offset = 0.0  # the server's clock minus ours
+        self.waiting: dict[str, Invitation] = {}  # invitations taken once a race ends (oldest first)
         self._ctx = context(bot_class)
         self._stopping: asyncio.Event | None = None
         self._idle: asyncio.Event | None = None  # set when races were taken and no race is left
@@ -296,18 +297,38 @@ class Runner:
             why_not = "stopping"
         elif self.settings.races is not None and self.taken >= self.settings.races:
             why_not = f"{self.settings.races} race(s) taken already"
-        elif sum(not race.over for race in self.races.values()) >= self.settings.max_races:
-            why_not = f"playing {self.settings.max_races} race(s) already"
         elif game not in self.games:
             why_not = f"it does not play {game}"
         if why_not is not None:
             log.info("invited by %s to race %s (%s): declined, %s", invitation.by, race_id, game, why_not)
             self._later(self._decline(client, race_id))
             return
+        if not self._room():
+            log.info("invited by %s to race %s (%s): waiting for one of its races to end", invitation.by, race_id, game)
+            self.waiting[race_id] = invitation
+            return
         log.info("invited by %s to race %s (%s): joining", invitation.by, race_id, game)
         race = _Race(race_id, game=game)
         race.summary(summary)
         self._start(client, race, join=True)
+
+    def _room(self) -> bool:
+        """Whether the runner plays fewer races than it may at once."""
+        return sum(not race.over for race in self.races.values()) < self.settings.max_races
+
+    def _take_waiting(self, client: Client) -> None:
+        """Take the invitations that waited for a race to end, oldest first, while there is room
+        (an invitation that lapsed meanwhile is dropped: its seat is gone)."""
+        while self.waiting and self._room() and not self._stopping_now():
+            race_id, invitation = next(iter(self.waiting.items()))
+            del self.waiting[race_id]
+            if invitation.expires_at <= time.time() + self.offset:
+                log.info("race %s: the invitation lapsed while the runner was busy", race_id)
+                continue
+            self._invited(client, invitation)
+
+    def _stopping_now(self) -> bool:
+        return self._stopping is not None and self._stopping.is_set()
 
     async def _decline(self, client: Client, race: str) -> None:
         """Say no at once (the inviter need not wait for the invitation to lapse)."""
@@ -430,6 +451,7 @@ class Runner:
                 else:
                     bot.close()
             self._finished(race)
+            self._take_waiting(client)
 
     async def _take_seat(self, client: Client, race: _Race) -> bool:
         try:

@@ -53,7 +53,7 @@ from parlour.server.race import Race, Settings, Status
 from parlour.server.ratings import Rating, leaderboard, places_with_ties, rate
 from parlour.server.store import VersionConflict
 from parlour.server.tournaments import Status as TStatus
-from parlour.server.tournaments import Tournament, TournamentStore
+from parlour.server.tournaments import StoredRatings, Tournament, TournamentStore
 
 if TYPE_CHECKING:
     from parlour.server.app import Server
@@ -252,12 +252,18 @@ class Director:
         return m.Leaderboard(id=msg.id, game=game.name, ratings=rows[: msg.limit])
 
     async def ratings(self, game: str) -> tuple[dict[str, Rating], dict[str, tuple[str, bool]]]:
-        """The game's ratings, replayed from its rated races in order, and each player's name and
-        whether it is a bot."""
+        """The game's ratings and each player's name and whether it is a bot: those stored, brought
+        up to date with the rated races finished since (replayed from the start if the stored ones
+        do not begin the log as it stands)."""
+        races = await self.store.rated(game)
+        stored = await self.store.load_ratings(game)
         ratings: dict[str, Rating] = {}
         who: dict[str, tuple[str, bool]] = {}
+        done = 0
+        if stored is not None and 0 < stored.count <= len(races) and races[stored.count - 1] == stored.last:
+            ratings, who, done = dict(stored.ratings), dict(stored.who), stored.count
         tournaments: dict[str, tuple[Tournament | None, dict[int, list[Result]]]] = {}
-        for tournament_id, slot in await self.store.rated(game):
+        for tournament_id, slot in races[done:]:
             if tournament_id not in tournaments:
                 loaded = await self.store.load(tournament_id)
                 tournaments[tournament_id] = (loaded, await self.store.results(tournament_id))
@@ -269,6 +275,8 @@ class Director:
             for player in places:
                 entrant = next(e for e in tournament.entrants if e.player == player)
                 who[player] = (entrant.name, entrant.bot)
+        if len(races) > done:
+            await self.store.save_ratings(game, StoredRatings(len(races), races[-1], ratings, who))
         return ratings, who
 
     # --- directing ---------------------------------------------------------------------

@@ -13,8 +13,12 @@ Keys (``P`` is the prefix; a tournament's keys carry its id as a hash tag):
   (sorted set by creation time): the lobby's tournaments, finished ones included.
 - ``P:rated:<game>`` (sorted set, member ``<tournament>/<slot>``, score the race's end):
   every finished rated race of the game, in the order ratings replay them. Added with
-  ``ZADD NX`` after the slot's result, and again on every later pass of the director, so a
-  crash in between loses nothing and adds nothing twice.
+  ``ZADD NX`` after the slot's result, and again for every slot when the tournament
+  finishes, so a crash in between loses nothing and adds nothing twice.
+- ``P:ratings:<game>``: the ratings as of the first ``count`` rated races (msgpack:
+  ``count``, ``last`` race, ``ratings`` player -> {mu, sigma, races}, ``who`` player ->
+  [name, bot]). Derived data: brought up to date as races are added, and replayed from the
+  start whenever it does not begin the log as it stands.
 
 A tournament's races are ordinary races (see :mod:`parlour.server.store`) whose ids are
 ``<tournament id>-<slot>``: a race id is created at most once (its version key outlives it),
@@ -32,6 +36,7 @@ import msgpack
 
 from parlour.protocol.replay import commitment
 from parlour.protocol.tournament import Entrant, Event, Format, Result, Spec, schedule, standings
+from parlour.server.ratings import Rating
 from parlour.server.store import Store, VersionConflict
 
 SEED_BITS = 256
@@ -184,6 +189,16 @@ class Tournament:
         )
 
 
+@dataclass(frozen=True)
+class StoredRatings:
+    """A game's ratings after its first ``count`` rated races, the last being ``last``."""
+
+    count: int
+    last: tuple[str, int]
+    ratings: Mapping[str, Rating]
+    who: Mapping[str, tuple[str, bool]]
+
+
 class TournamentStore:
     """Tournaments' keys, on the server's Redis (the same client and prefix as its :class:`Store`)."""
 
@@ -251,6 +266,27 @@ class TournamentStore:
         """Add a finished rated race to its game's log (once, however often this is called)."""
         await self.redis.zadd(self.rated_key(game), {f"{tournament}/{slot}": ended_at}, nx=True)
 
+    async def load_ratings(self, game: str) -> StoredRatings | None:
+        raw = await self.redis.get(f"{self.prefix}:ratings:{game}")
+        if raw is None:
+            return None
+        data = msgpack.unpackb(raw, raw=False)
+        return StoredRatings(
+            data["count"],
+            (data["last"][0], data["last"][1]),
+            {p: Rating.from_map(r) for p, r in data["ratings"].items()},
+            {p: (w[0], w[1]) for p, w in data["who"].items()},
+        )
+
+    async def save_ratings(self, game: str, stored: StoredRatings) -> None:
+        data = {
+            "count": stored.count,
+            "last": list(stored.last),
+            "ratings": {p: r.to_map() for p, r in stored.ratings.items()},
+            "who": {p: list(w) for p, w in stored.who.items()},
+        }
+        await self.redis.set(f"{self.prefix}:ratings:{game}", msgpack.packb(data, use_bin_type=True))
+
     async def rated(self, game: str) -> list[tuple[str, int]]:
         """The game's rated races in the order ratings replay them: (tournament, slot)."""
         members = await self.redis.zrange(self.rated_key(game), 0, -1)
@@ -261,4 +297,4 @@ class TournamentStore:
         return out
 
 
-__all__ = ["Status", "Tournament", "TournamentStore"]
+__all__ = ["Status", "StoredRatings", "Tournament", "TournamentStore"]
