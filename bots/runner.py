@@ -3,8 +3,20 @@
 It says hello with ``bot: true``, the games it plays and how many races it takes at once, then
 accepts every invitation it has room for (``join`` then ``ready``) and plays each race with a bot
 object of its own, ``bot_class(seed)``, in a process of its own (:mod:`parlour.bots.worker`), so
-that a bot thinking for a long time never starves the connection. The seed is drawn from the
-race's id: a race resumed by a new runner (after a restart) is played by the same bot again.
+that a bot thinking for a long time never starves the connection. The seed is the invitation's
+``seed`` when it has one (a tournament race: the same in every run of a reproducible tournament),
+else :func:`seed_for` the race's id. A race this runner did not see the invitation of (resumed from
+the welcome after the runner itself was restarted) is played with ``seed_for`` its id.
+
+Reproducible play: a race's bot object lives from its first move to the race's end, across lost
+connections and sessions, for as long as the runner runs. The bot is asked once for each position
+(``seq`` and view): a move chosen but not acknowledged (the connection was lost while the bot
+thought, or before the ack came) is sent again, with the same ``seq``, if the server shows the race
+still at that position, instead of being chosen again. So a bot that is deterministic for its seed
+(see :mod:`parlour.bots.base`) makes, on a race cut by disconnections or by server nodes killed and
+restarted, exactly the moves it makes on the same deal uninterrupted, in-process
+(:func:`parlour.bots.arena.play`). Only a restart of the runner makes a new bot object, which
+starts over from its seed.
 
 For each race: on ``start`` (or, after a reconnection, from a ``snapshot``) the bot gets a
 :class:`~parlour.bots.base.Turn` with the time left before the race's deadline and a share of it
@@ -14,10 +26,11 @@ reconnection, or a refusal that means the runner is out of step, it asks the ser
 race stands (``snapshot``) before the next move. A re-sent move carries its ``seq``, so the server
 never applies it twice.
 
-The client library reconnects by itself (``Resumed``); when it gives up, the runner connects again
-with the same token, with backoff, for as long as it runs, and resumes its races from the welcome.
-The token is kept like a person's (:mod:`parlour.client.identity`), under its own profile, so a
-restarted runner is the same player and takes its seats back.
+The client library reconnects by itself (``Resumed``); when it gives up (``reconnect_timeout``),
+the session ends and the runner connects again with the same token, with backoff, for as long as it
+runs, and resumes its races, each with the bot it had, and those the welcome lists. The token is
+kept like a person's (:mod:`parlour.client.identity`), under its own profile, so a restarted runner
+is the same player and takes its seats back.
 
 SIGTERM or SIGINT stops it: no more invitations, races not started yet are left, running races
 get ``STOP_GRACE`` seconds to finish and are then conceded, and :meth:`Runner.run` returns 0. With
@@ -69,6 +82,7 @@ PAST_DEADLINE = 5.0  # seconds a bot may think past the race's deadline before i
 REQUEST_TIMEOUT = 5.0  # seconds for a leave or concede while stopping
 NOT_RUNNING_WAIT = 0.2  # seconds before asking where a race stands that took no move (it is ending)
 PARENT_CHECK = 0.5  # seconds between two checks that the parent process (--parent) still lives
+RECONNECT_TIMEOUT = 30.0  # seconds the client library reconnects by itself before the runner opens a new session
 WAITING = ("open", "countdown")
 
 
@@ -81,7 +95,8 @@ def budget_for(time_left: float | None) -> float:
 
 
 def seed_for(race: str) -> int:
-    """The bot's seed in race ``race``: fixed by the race's id, so a resumed race is played alike."""
+    """The bot's seed in race ``race`` when no invitation gave one: fixed by the race's id, so the race
+    is played alike by a runner started again."""
     return int.from_bytes(hashlib.sha256(race.encode()).digest()[:8], "big")
 
 
@@ -91,8 +106,11 @@ class Settings:
 
     ``games``: the games offered (at most 16; the bot's own list when empty). ``max_races``: races
     played at once (1 to 64). ``races``: stop once this many races were taken and are over (``None``:
-    run until stopped). ``identity``: where the token is kept (``None``: nowhere, a new player each
-    run). ``parent``: stop, as on SIGTERM, once the process that started this one is gone.
+    run until stopped). ``identity``: where the token is kept between runs (``None``: nowhere, a new
+    player each run; within a run the runner always reconnects as the same player). ``parent``:
+    stop, as on SIGTERM, once the process that started this one is gone. ``reconnect_timeout``: the
+    seconds the client library tries to reconnect by itself after the connection drops; past them
+    the session ends and the runner connects again (with backoff), keeping its races and their bots.
     """
 
     server: str
@@ -104,14 +122,26 @@ class Settings:
     identity: Identity | None = None
     parent: int | None = None
     stop_grace: float = STOP_GRACE
+    reconnect_timeout: float = RECONNECT_TIMEOUT
+
+
+@dataclass(frozen=True, eq=False)
+class _Choice:
+    """The bot's move for the position after ``seq`` entries, whose view was ``view``: asked of the bot once
+    (``move`` keeps going if the connection is lost meanwhile) and sent until acknowledged."""
+
+    seq: int
+    view: dict[str, Any]
+    move: asyncio.Task[list[str | int]]
 
 
 @dataclass(eq=False)
 class _Race:
-    """What the runner knows of one race it holds a seat in."""
+    """What the runner knows of one race it holds a seat in, kept across sessions until the race is over."""
 
     id: str
-    events: asyncio.Queue[ClientEvent] = field(default_factory=asyncio.Queue)
+    seed: int  # the bot's: the invitation's, else seed_for(id)
+    events: asyncio.Queue[ClientEvent] = field(default_factory=asyncio.Queue)  # this session's
     status: str = "open"  # the summary's, or "gone": expired, unknown to the server, or no seat any more
     game: str = "?"
     deadline: float | None = None  # the server's clock
@@ -122,7 +152,9 @@ class _Race:
     invited: list[str] = field(default_factory=list)  # the ids of players a seat is still kept for
     tournament: bool = False  # a tournament's race: it starts with whoever took their seats
     stale: bool = False  # reconnected since the last snapshot: ask where the race stands
-    task: asyncio.Task[None] | None = None
+    task: asyncio.Task[None] | None = None  # playing it in this session
+    bot: asyncio.Task[BotProcess] | None = None  # its process, started for the first move, ended with the race
+    choice: _Choice | None = None  # the last move asked of the bot, until acknowledged
 
     @property
     def over(self) -> bool:
@@ -155,6 +187,7 @@ class Runner:
         self.taken = 0  # races accepted or resumed by this runner
         self.offset = 0.0  # the server's clock minus ours
         self.waiting: dict[str, Invitation] = {}  # invitations taken once a race ends (oldest first)
+        self.token: str | None = None  # this runner's player, once connected (kept in memory without identity)
         self._ctx = context(bot_class)
         self._stopping: asyncio.Event | None = None
         self._idle: asyncio.Event | None = None  # set when races were taken and no race is left
@@ -177,6 +210,7 @@ class Runner:
         try:
             return await self._run()
         finally:
+            await self._drop_all()  # races kept for a session that never came (stopped while disconnected)
             if watcher is not None:
                 watcher.cancel()
             for sig in (signal.SIGTERM, signal.SIGINT):
@@ -209,7 +243,9 @@ class Runner:
         """Say hello as this bot, with the kept token if there is one (a new identity if the server
         does not know it), and keep the token."""
         settings = self.settings
-        token = settings.identity.token() if settings.identity is not None else None
+        token = self.token
+        if token is None and settings.identity is not None:
+            token = settings.identity.token()
         while True:
             try:
                 client = await Client.connect(
@@ -220,6 +256,7 @@ class Runner:
                     password=settings.password,
                     games=list(self.games),
                     max_races=settings.max_races,
+                    reconnect_timeout=settings.reconnect_timeout,
                 )
             except ClientError as error:
                 if error.code != ErrorCode.BAD_TOKEN or token is None:
@@ -229,6 +266,7 @@ class Runner:
                 continue
             if settings.identity is not None and client.token != token:
                 settings.identity.save(token=client.token)
+            self.token = client.token
             log.info(
                 "connected to %s as %s (player %s), playing %s, %d at a time",
                 settings.server,
@@ -245,6 +283,10 @@ class Runner:
         assert self._stopping is not None and self._idle is not None
         with contextlib.suppress(ClientError, Disconnected):
             self.offset = await self._clock(client)
+        for race in list(self.races.values()):  # kept from the last session, each with its bot
+            log.info("resuming race %s with the same bot", race.id)
+            race.events, race.stale = asyncio.Queue(), True  # the last session's events are past
+            race.task = asyncio.create_task(self._race(client, race, join=False), name=f"race {race.id}")
         for race in client.races:
             self._resume(client, race)
         dispatcher = asyncio.create_task(self._dispatch(client))
@@ -257,7 +299,7 @@ class Runner:
         finally:
             for task in (dispatcher, stopping, idle):
                 task.cancel()
-            await self._drop_all()
+            await self._suspend_all()
 
     async def _clock(self, client: Client) -> float:
         """The server's clock minus ours, from one ping (deadlines are on the server's clock)."""
@@ -308,7 +350,7 @@ class Runner:
             self.waiting[race_id] = invitation
             return
         log.info("invited by %s to race %s (%s): joining", invitation.by, race_id, game)
-        race = _Race(race_id, game=game)
+        race = _Race(race_id, seed_for(race_id) if invitation.seed is None else invitation.seed, game=game)
         race.summary(summary)
         self._start(client, race, join=True)
 
@@ -345,7 +387,8 @@ class Runner:
     def _resume(self, client: Client, race_id: str) -> None:
         if race_id not in self.races:
             log.info("resuming race %s", race_id)
-            self._start(client, _Race(race_id, stale=True), join=False)
+            # Its invitation came before this runner started (or never came): the seed is the race's own.
+            self._start(client, _Race(race_id, seed_for(race_id), stale=True), join=False)
 
     def _start(self, client: Client, race: _Race, join: bool) -> None:
         self.taken += 1
@@ -393,16 +436,26 @@ class Runner:
             log.info("race %s: not given up (%s)", race.id, error or type(error).__name__)
 
     async def _drop(self, race: _Race) -> None:
-        """Stop playing ``race`` (its task is cancelled, its bot process ended)."""
-        if race.task is not None and not race.task.done():
-            race.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await race.task
+        """Stop playing ``race`` and forget it (its task is cancelled, its bot process ended)."""
+        await self._suspend(race)
         self.races.pop(race.id, None)
+        await self._release(race)
 
     async def _drop_all(self) -> None:
         for race in list(self.races.values()):
             await self._drop(race)
+
+    async def _suspend(self, race: _Race) -> None:
+        """Stop playing ``race`` in this session; its bot, and a move it is choosing, carry on."""
+        if race.task is not None and not race.task.done():
+            race.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await race.task
+
+    async def _suspend_all(self) -> None:
+        """The session is over: the races not over wait, with their bots, for the next one."""
+        for race in list(self.races.values()):
+            await self._suspend(race)
 
     def _finished(self, race: _Race) -> None:
         """``race``'s task ended by itself."""
@@ -415,11 +468,11 @@ class Runner:
     # --- one race ----------------------------------------------------------------------
 
     async def _race(self, client: Client, race: _Race, join: bool) -> None:
-        bot: BotProcess | None = None
-        ended = False  # the race came to its end here (else it was dropped, or the connection lost)
+        """Play ``race`` on ``client`` to its end, then end its bot and forget it; or, if the connection is
+        lost for good first, leave it (and its bot) to the next session."""
         try:
             if join and not await self._take_seat(client, race):
-                return
+                race.status = "gone"
             while not race.over:
                 if race.stale:
                     await self._sync(client, race)
@@ -431,27 +484,20 @@ class Runner:
                         await self._give_up(client, race, leave=True)
                         race.status = "gone"
                 else:
-                    if bot is None:  # started in a thread: the first one waits for the fork server
-                        bot = await asyncio.to_thread(BotProcess, self._ctx, self.bot_class, seed_for(race.id))
-                    await self._play(client, race, bot)
+                    await self._play(client, race)
             if race.status != "gone":
                 await self._await_end(client, race)
                 self._report(client, race)
-            ended = True
+            await self._release(race, finish=True, result=self._result(client, race))
         except BotFailed as error:
             log.error("race %s: the bot failed; conceding.\n%s", race.id, error)
             with contextlib.suppress(ClientError, Disconnected):
                 await client.concede(race.id)
+            await self._release(race)
         except Disconnected:
-            pass  # the session ends; the next one resumes the race
-        finally:
-            if bot is not None:
-                if ended:
-                    await bot.finish(race.view, self._result(client, race))
-                else:
-                    bot.close()
-            self._finished(race)
-            self._take_waiting(client)
+            return  # the session ends; the next one resumes the race with the same bot
+        self._finished(race)
+        self._take_waiting(client)
 
     async def _take_seat(self, client: Client, race: _Race) -> bool:
         try:
@@ -462,20 +508,22 @@ class Runner:
             return False
         return True
 
-    async def _play(self, client: Client, race: _Race, bot: BotProcess) -> None:
-        """One move: the bot chooses for the position it is shown, and the move goes out with its ``seq``."""
+    async def _play(self, client: Client, race: _Race) -> None:
+        """One move: the bot chooses for the position it is shown (once: a move not acknowledged is sent
+        again, never chosen again), and the move goes out with its ``seq``."""
         assert race.view is not None
         seq = race.seq
         time_left = None if race.deadline is None else max(0.0, race.deadline - (time.time() + self.offset))
         try:
             async with asyncio.timeout(None if time_left is None else time_left + PAST_DEADLINE):
-                move = await bot.choose(race.view, seq, time_left, budget_for(time_left))
+                choice = await self._choice(race, time_left)
+                move = await asyncio.shield(choice.move)  # a lost connection does not stop the bot's thinking
         except TimeoutError:
             raise BotFailed(f"the bot was still thinking {PAST_DEADLINE:.0f} s after the race's deadline") from None
         self._take_events(race)  # what happened while the bot thought
         if race.stale:
             await self._sync(client, race)
-        if race.over or race.seq != seq:
+        if race.over or (race.seq, race.view) != (choice.seq, choice.view):
             return  # the position moved on: the bot chooses again from the server's
         while True:
             try:
@@ -491,8 +539,50 @@ class Runner:
                     await asyncio.sleep(NOT_RUNNING_WAIT)  # the race is ending: its end is on the way
                 race.stale = True  # stale_seq, game_over, race_not_running, unknown_race, not_seated
                 return
-            race.seq, race.view = ack.seq, dict(ack.view)
+            race.seq, race.view, race.choice = ack.seq, dict(ack.view), None
             return
+
+    async def _choice(self, race: _Race, time_left: float | None) -> _Choice:
+        """The bot's choice for ``race``'s position: the one asked already if it was for this very position
+        (same ``seq``, same view), else a new one."""
+        assert race.view is not None
+        choice = race.choice
+        if choice is not None and (choice.seq, choice.view) == (race.seq, race.view):
+            log.info("race %s: the move asked for at seq %d goes out (again), not asked anew", race.id, race.seq)
+            return choice
+        if choice is not None and not choice.move.done():  # one call at a time: let it answer (unused)
+            await asyncio.wait([choice.move])
+        if race.bot is None:  # started in a thread: the first one waits for the fork server
+            race.bot = asyncio.create_task(asyncio.to_thread(BotProcess, self._ctx, self.bot_class, race.seed))
+        try:
+            bot = await asyncio.shield(race.bot)
+        except OSError as error:
+            raise BotFailed(f"the bot's process could not start: {error}") from None
+        view = dict(race.view)
+        move = asyncio.create_task(bot.choose(view, race.seq, time_left, budget_for(time_left)))
+        race.choice = _Choice(race.seq, view, move)
+        return race.choice
+
+    async def _release(self, race: _Race, *, finish: bool = False, result: Mapping[str, Any] | None = None) -> None:
+        """End ``race``'s bot: with ``finish``, its ``finish`` hook gets the last view and ``result``
+        first; else (or if it is still thinking) its process is just ended."""
+        choice, bot, race.choice, race.bot = race.choice, race.bot, None, None
+        if bot is None:
+            return
+        if not bot.done():  # still starting, so it never played: ended as soon as it has started
+            bot.add_done_callback(_close_started)
+            return
+        if bot.cancelled() or bot.exception() is not None:
+            return
+        process = bot.result()
+        try:
+            if choice is not None and not choice.move.done():
+                choice.move.cancel()
+                await asyncio.wait([choice.move])  # it stops reading the pipe before the pipe is closed
+            elif finish:
+                await process.finish(race.view, result)
+        finally:
+            process.close()
 
     async def _sync(self, client: Client, race: _Race) -> None:
         """Ask the server where ``race`` stands (after a reconnection or a refusal)."""
@@ -570,6 +660,11 @@ class Runner:
             await asyncio.sleep(PARENT_CHECK)
         log.info("the parent process is gone")
         self.stop()
+
+
+def _close_started(bot: asyncio.Task[BotProcess]) -> None:
+    if not bot.cancelled() and bot.exception() is None:
+        bot.result().close()
 
 
 def _race_id(event: object) -> str | None:
