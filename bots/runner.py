@@ -500,13 +500,18 @@ class Runner:
         self._take_waiting(client)
 
     async def _take_seat(self, client: Client, race: _Race) -> bool:
-        try:
-            await client.join(race.id)
-            await client.ready(race.id)
-        except ClientError as error:
-            log.info("race %s: could not take the seat: %s", race.id, error)
-            return False
-        return True
+        """Join and say ready; a refusal that says "later" (rate_limited, unavailable) is waited out."""
+        while True:
+            try:
+                await client.join(race.id)
+                await client.ready(race.id)
+            except ClientError as error:
+                if error.code in (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE):
+                    await asyncio.sleep(error.retry_after or 1.0)
+                    continue
+                log.info("race %s: could not take the seat: %s", race.id, error)
+                return False
+            return True
 
     async def _play(self, client: Client, race: _Race) -> None:
         """One move: the bot chooses for the position it is shown (once: a move not acknowledged is sent
