@@ -140,7 +140,7 @@ Generated; do not edit by hand. Regenerate it with `{regenerate}`
 This one came from `{command}`:
 {deals} deals from seed {seed}, the same deals for every bot,
 on {machine}, with {jobs} worker processes sharing the deals.
-Times are per move, in milliseconds, each move on one core.
+Times are per move, in milliseconds of CPU time (each move runs on one core).
 
 Columns:
 

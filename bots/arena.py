@@ -8,6 +8,9 @@ spread over worker processes, and returns an :class:`ArenaResult` whose summarie
 statistics of :mod:`parlour.bots.stats`. The deals, and the seed each bot gets on each deal, follow
 from the arena's seed alone, so the scores are the same whatever the number of workers (only the
 times per move differ). A bot must therefore not carry anything from one bot object to the next.
+
+Times per move are the CPU time of the thread that runs ``choose()`` (``time.thread_time``): what a
+move costs on one core, much less swayed than wall time by whatever else the machine runs.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ class Played:
     ending: Ending
     won: bool
     moves: int
-    think: tuple[float, ...]  # seconds each choose() took
+    think: tuple[float, ...]  # CPU seconds each choose() took
 
 
 def play(
@@ -70,9 +73,9 @@ def play(
             started = True
         if not turn.moves:
             break
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         move = bot.choose(turn)
-        think.append(time.perf_counter() - t0)
+        think.append(time.thread_time() - t0)
         state = game.apply(state, move)
         seq += 1
         if move == CONCEDE:
