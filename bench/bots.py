@@ -10,6 +10,15 @@ listed as such.
     python bench/bots.py                                  # every game, 500 deals, a table
     python bench/bots.py --markdown bots/STRENGTH.md      # the same, written as bots/STRENGTH.md
     python bench/bots.py --games golf --bots random,greedy --deals 100 --json
+
+--save FILE keeps every deal's raw results (JSON); --reuse FILE takes a game and option set from
+such a file, when it was measured with the same bots, deals, seed and budget, instead of playing
+it again, except the games named by --measure. So after a change to one game's bots:
+
+    python bench/bots.py --reuse bots/STRENGTH.json --measure golf --save bots/STRENGTH.json --markdown bots/STRENGTH.md
+
+re-measures Golf only and rewrites the table; each game's row of the provenance table says when,
+at which commit and on what machine it was measured.
 """
 
 from __future__ import annotations
@@ -20,9 +29,11 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -36,7 +47,7 @@ from parlour.games import Game, Score, game_names, get_game
 from parlour.games.base import OptionValue
 
 BUILT_IN = ("random", "greedy", "search")
-COMMAND = "python bench/bots.py --markdown bots/STRENGTH.md"
+COMMAND = "python bench/bots.py --save bots/STRENGTH.json --markdown bots/STRENGTH.md"
 
 
 def option_sets(game: Game[Any]) -> list[dict[str, OptionValue]]:
@@ -91,13 +102,87 @@ HUMAN_ODDS = {
 
 
 @dataclass(frozen=True)
+class Provenance:
+    """When, at which commit and where a game and option set was measured."""
+
+    measured: str  # UTC, ISO 8601, to the minute
+    commit: str  # the git commit of the code measured ("+" when it had changes not committed), or "unknown"
+    machine: str
+    jobs: int
+
+    @classmethod
+    def now(cls, jobs: int) -> Provenance:
+        return cls(datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), git_commit(), machine(), jobs)
+
+
+@dataclass(frozen=True)
 class Measured:
-    """One game and option set: the arena's result and the bots that could not play."""
+    """One game and option set: the arena's result, the bots that could not play, and its provenance."""
 
     game: Game[Any]
     options: dict[str, OptionValue]
     result: ArenaResult | None  # None when no bot could play
     missing: dict[str, str]  # bot: why it did not play
+    provenance: Provenance
+
+    def to_map(self) -> dict[str, Any]:
+        """Plain data (JSON-ready) for ``--save``; :func:`read_saved` reads it back."""
+        return {
+            "game": self.game.name,
+            "options": dict(self.options),
+            "result": None if self.result is None else self.result.to_map(),
+            "missing": dict(self.missing),
+            "provenance": vars(self.provenance),
+        }
+
+    @classmethod
+    def from_map(cls, data: dict[str, Any]) -> Measured:
+        result = None if data["result"] is None else ArenaResult.from_map(data["result"])
+        return cls(get_game(data["game"]), data["options"], result, data["missing"], Provenance(**data["provenance"]))
+
+
+# What a saved measurement must match to be reused: game, options, bots, deals, seed, budget.
+Key = tuple[str, str, tuple[str, ...], int, int, float]
+
+
+def key(game: str, options: dict[str, OptionValue], bots: Sequence[str], deals: int, seed: int, budget: float) -> Key:
+    return (game, json.dumps(options, sort_keys=True), tuple(bots), deals, seed, budget)
+
+
+def saved_key(m: Measured, bots: Sequence[str], deals: int, seed: int, budget: float) -> Key | None:
+    """The key ``m`` answers for, or None if it was measured otherwise than asked (other bots, deals...)."""
+    if m.result is None:
+        return None
+    setup = m.result.setup
+    played = [bot for bot in bots if bot not in m.missing]
+    if list(setup.bots) != played or len(m.result.deals) != deals or setup.seed != seed or setup.budget != budget:
+        return None
+    return key(m.game.name, m.options, bots, deals, seed, budget)
+
+
+def read_saved(path: Path) -> list[Measured]:
+    """The measurements a ``--save`` wrote to ``path``."""
+    data = json.loads(path.read_text())
+    return [Measured.from_map(item) for item in data["measured"]]
+
+
+def write_saved(path: Path, measured: Sequence[Measured]) -> None:
+    path.write_text(json.dumps({"measured": [m.to_map() for m in measured]}, separators=(",", ":")) + "\n")
+
+
+def git_commit() -> str:
+    """The commit of this checkout, "+" added when it has changes not committed; "unknown" outside git."""
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short=12", "HEAD"], cwd=here, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"], cwd=here, capture_output=True, text=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return commit + ("+" if dirty else "")
 
 
 def measure(
@@ -112,8 +197,9 @@ def measure(
 ) -> Measured:
     missing = {bot: why for bot in bots if (why := not_ready(bot, game, options)) is not None}
     playing = [bot for bot in bots if bot not in missing]
+    provenance = Provenance.now(jobs or cores())
     if not playing:
-        return Measured(game, options, None, missing)
+        return Measured(game, options, None, missing, provenance)
     label = f"{game.name} {options_text(options)} "
     result = run_arena(
         game,
@@ -127,7 +213,7 @@ def measure(
         progress=sys.stderr if progress else None,
         label=label,
     )
-    return Measured(game, options, result, missing)
+    return Measured(game, options, result, missing, provenance)
 
 
 # --- output ------------------------------------------------------------------------------------
@@ -135,12 +221,14 @@ def measure(
 HEADER = """# How strong the bots are
 
 Generated; do not edit by hand. Regenerate it with `{regenerate}`
-(every game and option set, every built-in bot, 500 deals from seed 0).
+(every game and option set, every built-in bot, 500 deals from seed 0). `bots/STRENGTH.json` keeps
+every deal's results: `--reuse bots/STRENGTH.json --measure GAME` measures one game again and
+takes the others from there (see `bench/bots.py`).
 
 This one came from `{command}`:
-{deals} deals from seed {seed}, the same deals for every bot,
-on {machine}, with {jobs} worker processes sharing the deals.
-Times are per move, in milliseconds of CPU time (each move runs on one core).
+{deals} deals from seed {seed}, the same deals for every bot; where, when and at which commit
+each game was measured is listed at the end. Times are per move, in milliseconds of CPU time
+(each move runs on one core).
 
 Columns:
 
@@ -345,8 +433,24 @@ def plain_table(columns: Sequence[str], table: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+PROVENANCE_COLUMNS = ["game", "options", "measured", "commit", "machine", "workers"]
+
+
+def provenance_rows(measured: Sequence[Measured]) -> list[list[str]]:
+    return [
+        [m.game.name, options_text(m.options), p.measured, p.commit, p.machine, str(p.jobs)]
+        for m in measured
+        for p in [m.provenance]
+    ]
+
+
 def markdown(
-    header: str, table: list[list[str]], odds: list[list[str]], order: list[list[str]], games: Sequence[str]
+    header: str,
+    table: list[list[str]],
+    odds: list[list[str]],
+    order: list[list[str]],
+    games: Sequence[str],
+    provenance: list[list[str]],
 ) -> str:
     """The whole of bots/STRENGTH.md; ``games``: the games measured (their `NOTES` follow the tables)."""
     text = header + "\n" + markdown_table(COLUMNS, table) + "\n"
@@ -357,6 +461,8 @@ def markdown(
     notes = [NOTES[game] for game in games if game in NOTES]
     if notes:
         text += "\n## Notes\n\n" + "\n\n".join(notes) + "\n"
+    if provenance:
+        text += "\n## Where and when\n\n" + markdown_table(PROVENANCE_COLUMNS, provenance) + "\n"
     return text
 
 
@@ -374,7 +480,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=1.0, help="seconds a move may take at most (default 1)")
     parser.add_argument("--json", action="store_true", help="one JSON object per bot per game and option set")
     parser.add_argument("--markdown", metavar="PATH", help="also write the tables as Markdown to PATH")
+    parser.add_argument("--save", metavar="PATH", help="write every deal's raw results to PATH (JSON)")
+    parser.add_argument(
+        "--reuse",
+        metavar="PATH",
+        help="take each game and option set measured alike (same bots, deals, seed, budget) from PATH, a --save file",
+    )
+    parser.add_argument("--measure", help="with --reuse: games, comma-separated, to measure again all the same")
     args = parser.parse_args(argv)
+    if args.measure and not args.reuse:
+        parser.error("--measure goes with --reuse")
     games = (
         [get_game(name.strip()) for name in args.games.split(",")]
         if args.games
@@ -382,14 +497,33 @@ def main(argv: list[str] | None = None) -> int:
     )
     bots = [b.strip() for b in args.bots.split(",") if b.strip()]
     progress = sys.stderr.isatty()
+    saved: dict[Key, Measured] = {}
+    if args.reuse:
+        try:
+            found = read_saved(Path(args.reuse))
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            parser.error(f"cannot read {args.reuse}: {type(error).__name__}: {error}")
+        for m in found:
+            if (k := saved_key(m, bots, args.deals, args.seed, args.budget)) is not None:
+                saved[k] = m
+    again = {name.strip() for name in (args.measure or "").split(",") if name.strip()}
+    for name in again:
+        get_game(name)  # an unknown game fails here, before anything is measured
+    measured: list[Measured] = []
     try:
-        measured = [
-            measure(game, options, bots, args.deals, args.seed, args.jobs, args.budget, progress)
-            for game in games
-            for options in option_sets(game)
-        ]
+        for game in games:
+            for options in option_sets(game):
+                reused = saved.get(key(game.name, options, bots, args.deals, args.seed, args.budget))
+                if reused is not None and game.name not in again:
+                    measured.append(reused)
+                else:
+                    measured.append(
+                        measure(game, options, bots, args.deals, args.seed, args.jobs, args.budget, progress)
+                    )
     except BotNotFound as error:
         parser.error(str(error))
+    if args.save:
+        write_saved(Path(args.save), measured)
     table = [row for m in measured for row in rows(m)]
     odds = odds_rows(measured)
     order = order_rows(measured)
@@ -407,17 +541,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(plain_table(columns, extra))
     if args.markdown:
         command = " ".join(["python bench/bots.py", *(sys.argv[1:] if argv is None else argv)])
-        jobs = args.jobs or cores()
         header = HEADER.format(
             command=command,
             regenerate=COMMAND,
             odds="\n".join(f"- {get_game(name).title}: {o.text}" for name, o in HUMAN_ODDS.items()),
             deals=args.deals,
             seed=args.seed,
-            machine=machine(),
-            jobs=jobs,
         )
-        Path(args.markdown).write_text(markdown(header, table, odds, order, [game.name for game in games]))
+        text = markdown(header, table, odds, order, [game.name for game in games], provenance_rows(measured))
+        Path(args.markdown).write_text(text)
     return 0
 
 

@@ -23,6 +23,7 @@ import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, TextIO
 
 from parlour.bots.base import Bot, Turn
@@ -351,12 +352,69 @@ class CeilingSummary:
     score_ci: Interval | None
 
 
+def _score_data(score: Score) -> int | str:
+    return score if isinstance(score, int) else f"{score.numerator}/{score.denominator}"
+
+
+def _score_read(data: int | str) -> Score:
+    return data if isinstance(data, int) else Fraction(data)
+
+
 @dataclass(frozen=True, slots=True)
 class ArenaResult:
     """Every deal's results, in deal order, and the figures drawn from them."""
 
     setup: Setup
     deals: tuple[DealResult, ...]
+
+    def to_map(self) -> dict[str, Any]:
+        """Plain data (JSON-ready): the setup and every deal's outcomes; :meth:`from_map` reads it back."""
+        s = self.setup
+        return {
+            "game": s.game,
+            "bots": list(s.bots),
+            "options": dict(s.options),
+            "seed": s.seed,
+            "ceiling": s.ceiling,
+            "budget": s.budget,
+            "max_moves": s.max_moves,
+            "deals": [
+                {
+                    "index": d.index,
+                    "seed": str(d.seed),
+                    "ceiling": None if d.ceiling is None else _score_data(d.ceiling),
+                    "outcomes": [
+                        [_score_data(o.score), o.ending.value, o.moves, o.think, o.think_max] for o in d.outcomes
+                    ],
+                }
+                for d in self.deals
+            ],
+        }
+
+    @classmethod
+    def from_map(cls, data: Mapping[str, Any]) -> ArenaResult:
+        setup = Setup(
+            data["game"],
+            tuple(data["bots"]),
+            dict(data["options"]),
+            int(data["seed"]),
+            bool(data["ceiling"]),
+            float(data["budget"]),
+            int(data["max_moves"]),
+        )
+        deals = tuple(
+            DealResult(
+                int(d["index"]),
+                int(d["seed"]),
+                tuple(
+                    Outcome(_score_read(score), Ending(ending), int(moves), float(think), float(think_max))
+                    for score, ending, moves, think, think_max in d["outcomes"]
+                ),
+                None if d["ceiling"] is None else _score_read(d["ceiling"]),
+            )
+            for d in data["deals"]
+        )
+        return cls(setup, deals)
 
     @property
     def game(self) -> Game[Any]:

@@ -34,11 +34,37 @@ def test_the_strength_bench_measures_every_bot_that_plays_and_writes_the_table(t
             assert by_key[(game, bot)]["deals"] == 3, by_key[(game, bot)]
     text = table.read_text()
     assert text.startswith("# How strong the bots are")
-    assert "python bench/bots.py --markdown bots/STRENGTH.md" in text
+    assert "python bench/bots.py --save bots/STRENGTH.json --markdown bots/STRENGTH.md" in text
     assert "| golf | none | random |" in text and "| gaps | none | ceiling (a bound) |" in text
     assert "| golf | none | ceiling (exact) |" in text
     assert "| golf | under 1 win in 20 | a win |" in text and "| gaps | about 1 win in 20 | a win |" in text
     assert "## Each bot against the one before it" in text
+    assert "## Where and when" in text and "| golf | none |" in text.split("## Where and when")[1]
+
+
+def test_saved_results_are_reused_and_only_the_games_named_are_measured_again(tmp_path: Path) -> None:
+    """--save keeps every deal; --reuse rewrites the same table from it without playing, and --measure
+    plays the games it names again (their CPU times differ, the other games' are the saved ones)."""
+    saved, again = tmp_path / "saved.json", tmp_path / "again.json"
+    first, second = tmp_path / "first.md", tmp_path / "second.md"
+    command = [sys.executable, str(BENCH), "--games", "golf,gaps", "--deals", "2", "--jobs", "1", "--budget", "0.05"]
+    done = subprocess.run([*command, "--save", str(saved), "--markdown", str(first)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([*command, "--reuse", str(saved), "--markdown", str(second)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    body = [line for line in first.read_text().splitlines() if not line.startswith("This one came from")]
+    assert [line for line in second.read_text().splitlines() if not line.startswith("This one came from")] == body
+    reuse = ["--reuse", str(saved), "--measure", "gaps", "--save", str(again)]
+    done = subprocess.run([*command, *reuse], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    before = {m["game"]: m for m in json.loads(saved.read_text())["measured"]}
+    after = {m["game"]: m for m in json.loads(again.read_text())["measured"]}
+    assert after["golf"] == before["golf"]
+    assert after["gaps"]["result"]["deals"] != before["gaps"]["result"]["deals"]  # CPU times differ
+    scores = [[o[0] for o in d["outcomes"]] for d in after["gaps"]["result"]["deals"]]
+    assert scores == [[o[0] for o in d["outcomes"]] for d in before["gaps"]["result"]["deals"]]  # the same games
+    done = subprocess.run([*command, "--measure", "gaps"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--measure goes with --reuse" in done.stderr
 
 
 def _bench() -> ModuleType:
@@ -86,5 +112,5 @@ def test_where_fewer_is_better_a_gain_is_fewer() -> None:
 
 def test_the_notes_of_the_games_measured_follow_the_tables() -> None:
     bench = _bench()
-    assert "## Notes" in bench.markdown("# h\n", [], [], [], ["the-chance"])
-    assert "The Chance" not in bench.markdown("# h\n", [], [], [], ["golf"])
+    assert "## Notes" in bench.markdown("# h\n", [], [], [], ["the-chance"], [])
+    assert "The Chance" not in bench.markdown("# h\n", [], [], [], ["cheer"], [])
