@@ -166,6 +166,12 @@ def read_saved(path: Path) -> list[Measured]:
     return [Measured.from_map(item) for item in data["measured"]]
 
 
+def saved_beyond(saved: dict[Key, Measured], measured: Sequence[Measured]) -> list[Measured]:
+    """The saved measurements of game and option sets not in ``measured`` (yet)."""
+    done = {(m.game.name, json.dumps(m.options, sort_keys=True)) for m in measured}
+    return [m for m in saved.values() if (m.game.name, json.dumps(m.options, sort_keys=True)) not in done]
+
+
 def write_saved(path: Path, measured: Sequence[Measured]) -> None:
     path.write_text(json.dumps({"measured": [m.to_map() for m in measured]}, separators=(",", ":")) + "\n")
 
@@ -520,6 +526,8 @@ def main(argv: list[str] | None = None) -> int:
                     measured.append(
                         measure(game, options, bots, args.deals, args.seed, args.jobs, args.budget, progress)
                     )
+                    if args.save:  # after each game, so that a run cut short keeps what it measured
+                        write_saved(Path(args.save), [*measured, *saved_beyond(saved, measured)])
     except BotNotFound as error:
         parser.error(str(error))
     if args.save:
