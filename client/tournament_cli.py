@@ -142,10 +142,10 @@ async def follow(
     try:
         events = aiter(client.events())
         while True:
-            if summary.get("playing", playing) != playing and summary.get("playing"):
+            if summary.get("playing") and summary["playing"] != playing:
                 playing = summary["playing"]
                 out.say("Playing: " + "; ".join(slot_line(summary, race) for race in playing))
-            if show_standings and summary.get("done", 0) != done:
+            if show_standings and summary.get("done", 0) != done and summary["status"] != "finished":
                 done = summary.get("done", 0)
                 out.say(standings_text(summary))
             out.update(summary)
