@@ -8,7 +8,9 @@ parlour arena GAME --bots a,b --deals N     play bots on the same deals here and
 parlour race create GAME [--bot NAME] | join CODE | resume [RACE]   race on a server (or a bot) here
 parlour watch RACE                          print a race's boards as they change
 parlour races / leave RACE / replay RACE    your races, the lobby, the bots; give up a seat; save a replay
-parlour verify REPLAY                       check a saved replay
+parlour verify FILE                         check a saved replay or tournament export
+parlour tournament create GAME --bots a,b | join | watch | standings | export | start | list   tournaments
+parlour ratings GAME [--bots|--people]      a game's leaderboard, from rated tournaments
 parlour bots                                list the installed bots
 parlour bot run NAME                        connect a bot to a server; it takes invitations to races
 parlour serve [--house-bots a,b]            run the race server (and bots beside it)
@@ -29,11 +31,13 @@ import socket
 import sys
 from collections.abc import Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from parlour.games import Game, GameError, game_names, get_game
 from parlour.games.shuffle import SEED_BITS, check_seed
 from parlour.server.logs import LOG_FORMATS
+
+T = TypeVar("T")
 
 
 class CommandError(Exception):
@@ -198,26 +202,51 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    """Check each file: a race replay, or a tournament export (told apart by their ``format``)."""
     from parlour.protocol.replay import verify_replay
+    from parlour.protocol.tournament_verify import is_export
 
     status = 0
     for path in args.replay:
         try:
-            replay = json.loads(Path(path).read_text())
+            data = json.loads(Path(path).read_text())
         except OSError as error:
             raise CommandError(f"cannot read {path}: {error.strerror}") from None
-        except json.JSONDecodeError as error:
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
             raise CommandError(f"{path} is not JSON: {error}") from None
-        problems = verify_replay(replay) if isinstance(replay, dict) else ["a replay is a JSON object"]
+        if is_export(data):
+            status = max(status, verify_tournament(path, data))
+            continue
+        problems = verify_replay(data) if isinstance(data, dict) else ["a replay is a JSON object"]
         if problems:
             status = 1
             print(f"{path}: REJECTED")
             for problem in problems:
                 print(f"  - {problem}")
         else:
-            seats = len(replay["seats"])
-            print(f"{path}: OK: {replay['game']}, {seats} seats, commitment, every log and every score check out")
+            seats = len(data["seats"])
+            print(f"{path}: OK: {data['game']}, {seats} seats, commitment, every log and every score check out")
     return status
+
+
+def verify_tournament(path: str, export: dict[str, Any]) -> int:
+    """Check a tournament export and print each check and every problem: 0 if all hold, else 1."""
+    from parlour.protocol.text import printable
+    from parlour.protocol.tournament_verify import verify_export
+
+    verdict = verify_export(export)
+    tournament = export.get("tournament")
+    name = printable(str(tournament.get("id", "?"))) if isinstance(tournament, dict) else "?"
+    print(f"{path}: tournament {name}")
+    for check in verdict.checks:
+        print(f"  {'ok' if not check.problems else 'FAILED'}: {printable(check.what)}")
+        for problem in check.problems:
+            print(f"    - {printable(problem)}")
+    if verdict.honest:
+        print(f"{path}: OK: every check holds")
+        return 0
+    print(f"{path}: REJECTED: {len(verdict.problems)} problem{'s' if len(verdict.problems) != 1 else ''}")
+    return 1
 
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
@@ -246,7 +275,7 @@ def account(args: argparse.Namespace) -> Any:
     )
 
 
-def run_client(server: str, session: Coroutine[Any, Any, int]) -> int:
+def run_client(server: str, session: Coroutine[Any, Any, T]) -> T:
     """Run a client session, turning a refusal or an unreachable server into one clear line."""
     import asyncio
 
@@ -326,6 +355,93 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
     who = account(args)
     return run_client(who.server, save_replay(who, args.race, args.output or replay_file(args.race)))
+
+
+def parse_games(games: Sequence[str], options: Sequence[str]) -> list[tuple[str, dict[str, Any] | None]]:
+    """A tournament's games from the command line: each ``GAME`` or ``GAME:NAME=VALUE,...``;
+    ``-o NAME=VALUE`` options go to the one game (a tournament of several takes them in the
+    ``GAME:`` form). Each game and its options are checked here (``GameError`` says what is wrong)."""
+    out: list[tuple[str, dict[str, Any] | None]] = []
+    for text in games:
+        name, _, rest = text.partition(":")
+        pairs = [pair for pair in rest.split(",") if pair.strip()]
+        game = get_game(name.strip())
+        chosen = parse_options(pairs)
+        game.resolve_options(chosen)
+        out.append((game.name, chosen or None))
+    if options:
+        if len(out) != 1:
+            raise CommandError("-o gives an option to a tournament of one game; for several, write GAME:NAME=VALUE")
+        name, chosen = out[0]
+        merged = {**(chosen or {}), **parse_options(options)}
+        get_game(name).resolve_options(merged)
+        out[0] = (name, merged)
+    return out
+
+
+def tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """``parlour tournament create``'s arguments for :meth:`Client.tournament_create`."""
+    if args.seed is not None and args.rated:
+        raise CommandError("a rated tournament draws its own secret seed: --seed is for unrated ones only")
+    bots = [name.strip() for group in args.bots for name in group.split(",") if name.strip()]
+    if not bots and not args.people:
+        raise CommandError("a tournament needs entrants: --bots NAME,NAME (online bots) and/or --people N")
+    return {
+        "games": parse_games(args.games, args.option),
+        "format": args.format,
+        "deals": args.deals,
+        "bots": bots,
+        "people": args.people,
+        "table_size": args.table_size,
+        "time_limit": args.time_limit,
+        "forfeit_after": args.forfeit_after,
+        "rated": args.rated,
+        "timed": not args.untimed,
+        "public": not args.private,
+        "seed": args.seed,
+        "name": args.title,
+    }
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from parlour.client import tournament_cli as t
+
+    who = account(args)
+    action = args.action
+    if action == "create":
+        return run_client(who.server, t.create(who, tournament_settings(args), args.watch, sys.stdout))
+    if action == "join":
+        return run_client(who.server, t.join(who, args.tournament, sys.stdin, sys.stdout))
+    if action == "watch":
+        return run_client(who.server, t.watch(who, args.tournament, sys.stdout, args.standings))
+    if action == "standings":
+        return run_client(who.server, t.standings(who, args.tournament, sys.stdout, args.json))
+    if action == "start":
+        return run_client(who.server, t.start(who, args.tournament, sys.stdout))
+    if action == "list":
+        return run_client(who.server, t.list_tournaments(who, sys.stdout, args.limit))
+    if args.races and args.format != "csv":
+        raise CommandError("--races is for --format csv (JSON and Markdown hold every race already)")
+    text = run_client(who.server, t.export(who, args.tournament, args.format, args.races))
+    if args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.output).write_text(text)
+    except OSError as error:
+        raise CommandError(f"cannot write {args.output}: {error.strerror}") from None
+    check = f"; check it with: parlour verify {args.output}" if args.format == "json" else ""
+    print(f"Saved tournament {args.tournament} to {args.output}{check}", file=sys.stderr)
+    return 0
+
+
+def cmd_ratings(args: argparse.Namespace) -> int:
+    from parlour.client.tournament_cli import ratings
+
+    game = get_game(args.game)
+    who = account(args)
+    bots = True if args.bots else False if args.people else None
+    return run_client(who.server, ratings(who, game.name, bots, args.limit, sys.stdout))
 
 
 def client_options(parser: argparse.ArgumentParser, suppress: bool = False, bot: bool = False) -> None:
@@ -656,9 +772,109 @@ def build_parser() -> argparse.ArgumentParser:
     )
     replaying.set_defaults(run=cmd_replay)
 
-    verify = commands.add_parser("verify", help="check a race replay: the commitment, every log, every score")
-    verify.add_argument("replay", nargs="+", metavar="REPLAY", help="replay files (JSON) saved from a race")
+    verify = commands.add_parser(
+        "verify",
+        help="check a race replay or a tournament export: the commitment, every deal, every log, every score, "
+        "and a tournament's schedule and standings",
+    )
+    verify.add_argument(
+        "replay",
+        nargs="+",
+        metavar="FILE",
+        help="replay files (parlour replay) or tournament exports (parlour tournament export --format json)",
+    )
     verify.set_defaults(run=cmd_verify)
+
+    tournament = commands.add_parser(
+        "tournament",
+        help="create, enter, watch and export tournaments on a server",
+        description="Tournaments run on the server: every entrant plays the same deals, the server's director "
+        "seats them race after race, and a finished tournament reveals its seed so that anyone can check it "
+        "(parlour verify). Bots enter when created; people with 'join'.",
+    )
+    client_options(tournament)
+    tournament_actions = tournament.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    def t_action(name: str, help: str, tournament_id: bool = True) -> argparse.ArgumentParser:
+        sub = tournament_actions.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".")
+        client_options(sub, suppress=True)
+        if tournament_id:
+            sub.add_argument("tournament", metavar="ID", help="the tournament's id")
+        return sub
+
+    t_create = t_action("create", "create a tournament of online bots and seats for people", tournament_id=False)
+    t_create.add_argument(
+        "games",
+        nargs="*",
+        metavar="GAME",
+        help="the game, or for --format mixed the games (default: all eight); options as GAME:NAME=VALUE,...",
+    )
+    t_create.add_argument(
+        "-f",
+        "--format",
+        choices=("duplicate", "mixed", "head-to-head"),
+        default="duplicate",
+        help="duplicate: everyone plays the same deals of one game; mixed: of several games; head-to-head: every "
+        "pair of entrants plays the same deals in two-seat races (default duplicate)",
+    )
+    t_create.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
+    t_create.add_argument("--deals", type=bounded(1, 1000), default=10, help="deals per game (default 10)")
+    t_create.add_argument(
+        "--bots", action="append", default=[], metavar="A,B", help="online bots to enter, by name ('parlour races')"
+    )
+    t_create.add_argument(
+        "--people", type=bounded(0, 64), default=0, help="seats for people, who enter with 'join' (default 0)"
+    )
+    t_create.add_argument(
+        "--table-size",
+        type=bounded(2, 8),
+        default=8,
+        help="seats per race at most; more entrants play at several tables on the same deal (default 8)",
+    )
+    t_create.add_argument("--time-limit", type=bounded(10, 86_400), default=600, help="seconds a race (default 600)")
+    t_create.add_argument(
+        "--forfeit-after",
+        type=bounded(5, 3600),
+        default=60,
+        metavar="SECONDS",
+        help="how long an entrant has to take a race's seat before forfeiting that deal (default 60)",
+    )
+    t_create.add_argument("--rated", action="store_true", help="its races change the players' ratings")
+    t_create.add_argument(
+        "--untimed", action="store_true", help="finish times do not break ties: the moves alone decide"
+    )
+    t_create.add_argument("--private", action="store_true", help="not listed in the lobby")
+    t_create.add_argument(
+        "--seed",
+        type=parse_seed,
+        help="the tournament's seed, which makes it reproducible (unrated only; default: a secret random one)",
+    )
+    t_create.add_argument("--title", metavar="TEXT", help="the tournament's name (default: its format and games)")
+    t_create.add_argument(
+        "--watch", action="store_true", help="follow it to its end with a progress bar, then print the standings"
+    )
+    t_action("join", "enter a tournament as a person and play its races as they come (run again to come back)")
+    t_watch = t_action("watch", "follow a tournament to its end: progress, the races being played, the standings")
+    t_watch.add_argument("--standings", action="store_true", help="print the standings each time a race is done")
+    t_standings = t_action("standings", "print a tournament's standings as they are now")
+    t_standings.add_argument("--json", action="store_true", help="print its whole summary as JSON")
+    t_export = t_action("export", "save a finished tournament: JSON for 'parlour verify', CSV or Markdown")
+    t_export.add_argument("--format", choices=("json", "csv", "md"), default="json", help="(default json)")
+    t_export.add_argument("--races", action="store_true", help="csv: every race's results instead of the standings")
+    t_export.add_argument("-o", "--output", default="-", metavar="FILE", help="where to write it (default: stdout)")
+    t_action("start", "start your open tournament now, with the people entered so far")
+    t_list = t_action("list", "list the newest tournaments", tournament_id=False)
+    t_list.add_argument("--limit", type=bounded(1, 100), default=20, help="how many (default 20)")
+    tournament.set_defaults(run=cmd_tournament)
+
+    rating = commands.add_parser("ratings", help="a game's leaderboard: ratings from rated tournaments")
+    client_options(rating)
+    rating.add_argument("game", metavar="GAME", help="a game name (see 'parlour games')")
+    only = rating.add_mutually_exclusive_group()
+    only.add_argument("--bots", action="store_true", help="bots only")
+    only.add_argument("--people", action="store_true", help="people only")
+    rating.add_argument("--limit", type=bounded(1, 1000), default=100, help="rows at most (default 100)")
+    rating.set_defaults(run=cmd_ratings)
 
     bots = commands.add_parser("bots", help="list the installed bots: the games each plays, its package")
     bots.set_defaults(run=cmd_bots)

@@ -897,8 +897,10 @@ class Server:
             raise ProtocolError(ErrorCode.FORBIDDEN, "a racer cannot watch their own race while it runs")
         self.watchers[race.id].add(conn)
         conn.watching.add(race.id)
+        # A tournament's boards wait for its end: other tables may still be playing the same deal.
+        hidden = race.tournament is not None and not await self.director.finished(race.tournament)
         boards = []
-        if race.status in (Status.RUNNING, Status.FINISHED):  # _delayed says which boards spectators may see
+        if race.status in (Status.RUNNING, Status.FINISHED) and not hidden:  # _delayed: which boards they may see
             cutoff = time.time() - race.settings.spectator_delay
             for index in range(len(race.seats)):
                 shown = self._delayed(race, index, cutoff)

@@ -227,7 +227,12 @@ class Director:
         races = []
         for slot in schedule(tournament.spec):
             race_id = tournament.race_id(slot.index)
-            replay = await self.server.replay_data(race_id)
+            try:
+                replay: dict[str, Any] | None = await self.server.replay_data(race_id)
+            except ProtocolError as error:
+                if error.code != ErrorCode.UNKNOWN_RACE:
+                    raise
+                replay = None  # removed unplayed: every entrant gave up the seat (all forfeits)
             races.append({"slot": slot.index, "race": race_id, "replay": replay})
         export = {
             "format": "parlour-tournament-1",
