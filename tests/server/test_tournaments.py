@@ -52,11 +52,7 @@ async def test_a_duplicate_tournament_of_bots_plays_every_slot_and_ranks_them(
     created = (await ann.tournament_create([("golf", None)], deals=3, bots=["random", "greedy"], seed=7)).tournament
     assert created["status"] == "running" and created["races"] == 3
     assert "seed" not in created
-    try:
-        summary = await finished(ann, created["id"], timeout=20)
-    except BaseException:
-        print("".join(server.output)[-6000:])
-        raise
+    summary = await finished(ann, created["id"], timeout=20)
     assert summary["done"] == 3
     assert int(summary["seed"], 16) == 7
     rows = summary["standings"]
@@ -67,10 +63,7 @@ async def test_a_duplicate_tournament_of_bots_plays_every_slot_and_ranks_them(
     spec = Spec.from_map(export["spec"])
     assert [race["race"] for race in export["races"]] == [f"{created['id']}-{s.index}" for s in schedule(spec)]
     for race in export["races"]:
-        players = sorted(r["name"] for r in race["replay"]["results"])
-        if players != ["greedy", "random"]:
-            Path("/tmp/tdebug.txt").write_text(runners[0].text + "\n=====\n" + "".join(server.output))
-        assert players == ["greedy", "random"]
+        assert sorted(r["name"] for r in race["replay"]["results"]) == ["greedy", "random"]
     await ann.close()
     for runner in runners:
         runner.kill()
