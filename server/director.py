@@ -494,7 +494,8 @@ def _current_round(tournament: Tournament, results: Mapping[int, list[Result]]) 
 
 
 def _places(tournament: Tournament, results: list[Result], game_name: str) -> dict[str, int]:
-    """The places of one race's entrants (forfeits last, tied), for ratings."""
+    """The places of one race's entrants (forfeits last, tied), for ratings; an untimed tournament's
+    without the finish times."""
     played = [r for r in results if not r.forfeit]
     rows = [
         {"player": tournament.entrants[r.entrant].player, "score": r.score, "ended": r.ended, "time": r.time,
@@ -502,7 +503,7 @@ def _places(tournament: Tournament, results: list[Result], game_name: str) -> di
         for r in played
     ]  # fmt: skip
     game = get_game(game_name)
-    places = places_with_ties(rows, game.higher_is_better) if rows else {}
+    places = places_with_ties(rows, game.higher_is_better, tournament.timed) if rows else {}
     last = len(played) + 1
     for r in results:
         if r.forfeit:
