@@ -199,9 +199,9 @@ class Server:
             await self._list_bots()
 
     async def _take_over(self, race_id: str, before: str) -> None:
-        """Hold a race whose lease this node just took: run its timers from now on, and tell the
-        bots a seat of it is still kept for of their invitations again (or direct the tournament
-        whose lease it is)."""
+        """Hold a race whose lease this node just took: run its timers from now on, and tell each
+        bot it still keeps a seat for of its invitation again (or direct the tournament whose lease
+        it is)."""
         if race_id.startswith(LEASE_PREFIX):
             self.held.add(race_id)
             await self.director.take_over(race_id.removeprefix(LEASE_PREFIX))

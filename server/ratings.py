@@ -4,9 +4,8 @@ A rating moves once per finished rated race, from the race's ranking with ties: 
 whose results are equal by the ranking rule (:func:`parlour.protocol.replay.ranked_results`:
 score, concession, time, moves) share a place. The races of an untimed tournament leave the
 finish time out, as the tournament's matchpoints do, so that their ratings follow from the
-moves alone. Replaying the same races in the same order
-from fresh ratings gives the same numbers, so stored ratings can always be recomputed from
-the stored results.
+moves alone. Replaying the same races in the same order from fresh ratings gives the same
+numbers, so stored ratings can always be recomputed from the stored results.
 
 Leaderboards order by the *ordinal* ``mu - 3 * sigma``: a conservative estimate that rises
 as a player's results become surer.
