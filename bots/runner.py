@@ -32,6 +32,12 @@ runs, and resumes its races, each with the bot it had, and those the welcome lis
 kept like a person's (:mod:`parlour.client.identity`), under its own profile, so a restarted runner
 is the same player and takes its seats back.
 
+A game still going after ``max_moves`` moves (:data:`parlour.bots.arena.MAX_MOVES`, the arena's
+cap) is conceded: some games let a bot move cards back and forth for ever (random play in German
+Patience, Gate, The Chance), and such a game would otherwise run to the race's deadline, its last
+position, its move count and so its ranking set by how fast the machine is, not by the bot's moves.
+The arena ends such a game at the same count.
+
 SIGTERM or SIGINT stops it: no more invitations, races not started yet are left, running races
 get ``STOP_GRACE`` seconds to finish and are then conceded, and :meth:`Runner.run` returns 0. With
 ``races``, it stops the same way once that many races are over.
@@ -52,6 +58,7 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from parlour.bots.arena import MAX_MOVES
 from parlour.bots.base import Bot
 from parlour.bots.worker import BotFailed, BotProcess, context
 from parlour.client.connection import (
@@ -111,6 +118,7 @@ class Settings:
     stop, as on SIGTERM, once the process that started this one is gone. ``reconnect_timeout``: the
     seconds the client library tries to reconnect by itself after the connection drops; past them
     the session ends and the runner connects again (with backoff), keeping its races and their bots.
+    ``max_moves``: a game still going after this many moves is conceded (see the module's docstring).
     """
 
     server: str
@@ -123,6 +131,7 @@ class Settings:
     parent: int | None = None
     stop_grace: float = STOP_GRACE
     reconnect_timeout: float = RECONNECT_TIMEOUT
+    max_moves: int = MAX_MOVES
 
 
 @dataclass(frozen=True, eq=False)
@@ -518,6 +527,9 @@ class Runner:
         again, never chosen again), and the move goes out with its ``seq``."""
         assert race.view is not None
         seq = race.seq
+        if seq >= self.settings.max_moves:
+            await self._concede_capped(client, race)
+            return
         time_left = None if race.deadline is None else max(0.0, race.deadline - (time.time() + self.offset))
         try:
             async with asyncio.timeout(None if time_left is None else time_left + PAST_DEADLINE):
@@ -543,6 +555,22 @@ class Runner:
                 if error.code == ErrorCode.RACE_NOT_RUNNING:
                     await asyncio.sleep(NOT_RUNNING_WAIT)  # the race is ending: its end is on the way
                 race.stale = True  # stale_seq, game_over, race_not_running, unknown_race, not_seated
+                return
+            race.seq, race.view, race.choice = ack.seq, dict(ack.view), None
+            return
+
+    async def _concede_capped(self, client: Client, race: _Race) -> None:
+        """Concede a game that has gone on for ``max_moves`` moves (the ack's view ends it)."""
+        log.info("race %s: still going after %d moves; conceding", race.id, race.seq)
+        while True:
+            try:
+                ack = await client.concede(race.id)
+            except ClientError as error:
+                if error.code in (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE, ErrorCode.INTERNAL):
+                    await asyncio.sleep(error.retry_after or 1.0)
+                    continue
+                log.info("race %s: concession refused (%s); asking where the race stands", race.id, error)
+                race.stale = True  # game_over (a concession re-sent after a reconnection), race_not_running, ...
                 return
             race.seq, race.view, race.choice = ack.seq, dict(ack.view), None
             return

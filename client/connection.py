@@ -495,8 +495,19 @@ class Client:
         return await self._request(Ok, m.TournamentUnwatch, tournament=tournament)
 
     async def tournament_export(self, tournament: str) -> TournamentExportData:
-        """A finished tournament's export (``not_finished`` before): what ``parlour verify`` checks."""
-        return await self._request(TournamentExportData, m.TournamentExport, tournament=tournament)
+        """A finished tournament's export (``not_finished`` before): what ``parlour verify`` checks.
+
+        A long export comes in parts (each within the largest message); they are asked for one after
+        the other and returned put together, every race in ``reply.export["races"]``."""
+        part = TournamentExportData, m.TournamentExport
+        reply = await self._request(*part, tournament=tournament)
+        export = dict(reply.export)
+        races = list(export["races"])
+        while reply.next is not None:
+            reply = await self._request(*part, tournament=tournament, first=reply.next)
+            races += reply.export["races"]
+        export["races"] = races
+        return TournamentExportData(id=reply.id, export=export)
 
     async def tournaments(self, limit: int = 20) -> Tournaments:
         """The newest tournaments' summaries."""

@@ -262,10 +262,13 @@ class TournamentUnwatch(Request):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentExport(Request):
-    """A finished tournament's export: everything ``parlour verify`` needs to check it."""
+    """A finished tournament's export: everything ``parlour verify`` needs to check it. A long one
+    comes in parts: the reply holds the races from slot ``first`` on, as many as fit in one
+    message, and its ``next`` says where the next part begins."""
 
     TYPE: ClassVar[str] = "tournament_export"
     tournament: str = limits(1, 64)
+    first: int = limits(0, 1_000_000, 0)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -387,8 +390,12 @@ class Tournaments(Reply):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TournamentExportData(Reply):
+    """An export, or one part of it: ``export["races"]`` from the slot asked for on; ``next``
+    (absent on the last part) is the ``first`` of the next part."""
+
     TYPE: ClassVar[str] = "tournament_export_data"
     export: JsonMap = field(default_factory=dict)
+    next: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

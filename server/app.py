@@ -199,8 +199,9 @@ class Server:
             await self._list_bots()
 
     async def _take_over(self, race_id: str, before: str) -> None:
-        """Hold a race whose lease this node just took: run its timers from now on (or direct
-        the tournament whose lease it is)."""
+        """Hold a race whose lease this node just took: run its timers from now on, and tell each
+        bot it still keeps a seat for of its invitation again (or direct the tournament whose lease
+        it is)."""
         if race_id.startswith(LEASE_PREFIX):
             self.held.add(race_id)
             await self.director.take_over(race_id.removeprefix(LEASE_PREFIX))
@@ -214,6 +215,11 @@ class Server:
             self.metrics.leases_taken += 1
             log.info("lease taken over from node %s", before, extra=Ids(race=race_id))
         self._plan(race)
+        if race.status is Status.OPEN:
+            # The node that invited them may have died before telling them (a tournament's director
+            # stores a race with its invitations, then tells the entrants): tell them again.
+            for invitation in race.invited:
+                self._spawn(self._invite_anywhere(invitation.player, race), ("invite", race.id, invitation.player))
 
     async def shutdown(self) -> None:
         """Hand this node's races to the other nodes, tell every client the server is going

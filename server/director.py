@@ -34,6 +34,8 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import msgpack
+
 from parlour.games import GameError, game_names, get_game, score_wire
 from parlour.protocol import ErrorCode, ProtocolError
 from parlour.protocol import messages as m
@@ -63,6 +65,10 @@ log = logging.getLogger("parlour.director")
 
 LEASE_PREFIX = "tournament:"
 MAX_LOBBY = 50  # the most tournaments the lobby's first page lists
+# Bytes of replays one part of an export holds at most (past its first race): a part must stay well
+# inside the client's largest message (1 MiB) and the server's backlog per connection (--max-backlog,
+# of which a part takes a quarter at most).
+EXPORT_PART = 256 * 1024
 
 
 def lease_id(tournament: str) -> str:
@@ -224,8 +230,14 @@ class Director:
         if tournament.status != TStatus.FINISHED:
             raise ProtocolError(ErrorCode.NOT_FINISHED, "the tournament is not finished: its seed is still secret")
         results = await self.store.results(tournament.id)
-        races = []
-        for slot in schedule(tournament.spec):
+        slots = schedule(tournament.spec)
+        races: list[dict[str, Any]] = []
+        size, budget = 0, min(EXPORT_PART, self.server.config.max_backlog // 4)
+        next_slot: int | None = None
+        for slot in slots[msg.first :]:
+            if races and size >= budget:
+                next_slot = slot.index
+                break
             race_id = tournament.race_id(slot.index)
             try:
                 replay: dict[str, Any] | None = await self.server.replay_data(race_id)
@@ -233,6 +245,7 @@ class Director:
                 if error.code != ErrorCode.UNKNOWN_RACE:
                     raise
                 replay = None  # removed unplayed: every entrant gave up the seat (all forfeits)
+            size += len(msgpack.packb(replay, use_bin_type=True))
             races.append({"slot": slot.index, "race": race_id, "replay": replay})
         export = {
             "format": "parlour-tournament-1",
@@ -241,7 +254,7 @@ class Director:
             "results": {str(k): [r.to_map() for r in v] for k, v in sorted(results.items())},
             "races": races,
         }
-        return m.TournamentExportData(id=msg.id, export=export)
+        return m.TournamentExportData(id=msg.id, export=export, next=next_slot)
 
     async def on_ratings(self, conn: Connection, msg: m.Ratings) -> m.Message:
         try:
@@ -486,7 +499,8 @@ def _current_round(tournament: Tournament, results: Mapping[int, list[Result]]) 
 
 
 def _places(tournament: Tournament, results: list[Result], game_name: str) -> dict[str, int]:
-    """The places of one race's entrants (forfeits last, tied), for ratings."""
+    """The places of one race's entrants (forfeits last, tied), for ratings; an untimed tournament's
+    without the finish times."""
     played = [r for r in results if not r.forfeit]
     rows = [
         {"player": tournament.entrants[r.entrant].player, "score": r.score, "ended": r.ended, "time": r.time,
@@ -494,7 +508,7 @@ def _places(tournament: Tournament, results: list[Result], game_name: str) -> di
         for r in played
     ]  # fmt: skip
     game = get_game(game_name)
-    places = places_with_ties(rows, game.higher_is_better) if rows else {}
+    places = places_with_ties(rows, game.higher_is_better, tournament.timed) if rows else {}
     last = len(played) + 1
     for r in results:
         if r.forfeit:

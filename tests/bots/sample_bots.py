@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -18,6 +21,7 @@ from parlour.bots import Bot, Turn
 from parlour.games import CONCEDE, Move
 
 REPOSITORY = Path(__file__).resolve().parents[2]
+EXAMPLE = REPOSITORY / "bots" / "examples" / "parlour-example-bot"
 
 
 def think() -> float:
@@ -73,3 +77,18 @@ def install(target: Path, entry_points: dict[str, str] | None = None) -> dict[st
 
 
 BOTS: dict[str, type[Bot]] = {"slow": SlowBot, "busy": BusyBot, "faulty": FaultyBot}
+
+
+def install_example(target: Path) -> dict[str, str]:
+    """Install the example third-party bot (``bots/examples/parlour-example-bot``, the bot ``eager``) for
+    real, with pip, offline, into ``target``; return the environment variables that put it on the path."""
+    source = target / "source"  # a build writes into the source tree: not into the repository's
+    shutil.copytree(EXAMPLE, source)
+    site = target / "site"
+    install = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "--quiet",
+         "--target", str(site), str(source)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stdout + install.stderr
+    return {"PYTHONPATH": str(site)}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -15,8 +14,6 @@ import pytest_asyncio
 from tests.bots import sample_bots
 from tests.bots.helpers import BotRun, bot_online, concede_at_start, person, race_bot, result_of, results
 from tests.conftest import ServerProcess
-
-EXAMPLE = sample_bots.REPOSITORY / "bots" / "examples" / "parlour-example-bot"
 
 
 @pytest_asyncio.fixture(autouse=True)
@@ -83,16 +80,7 @@ def test_bot_run_refuses_an_unknown_bot_or_game_in_one_line() -> None:
 async def test_the_example_bot_installed_as_a_package_is_discovered_and_plays_a_race(
     server: ServerProcess, tmp_path: Path
 ) -> None:
-    source = tmp_path / "source"  # a build writes into the source tree: not into the repository's
-    shutil.copytree(EXAMPLE, source)
-    target = tmp_path / "site"
-    install = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index", "--quiet",
-         "--target", str(target), str(source)],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert install.returncode == 0, install.stdout + install.stderr
-    env = {"PYTHONPATH": str(target)}
+    env = sample_bots.install_example(tmp_path)
     bots = listed(parlour("bots", env=env).stdout)
     assert "plays every game; package parlour-example-bot" in bots["eager"]
 

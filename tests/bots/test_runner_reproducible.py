@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
+from parlour.bots.arena import MAX_MOVES
 from parlour.bots.base import Turn
 from parlour.bots.random_bot import RandomBot
 from parlour.bots.runner import Runner, Settings, seed_for
@@ -65,9 +66,11 @@ async def runner_factory(tmp_path: Path) -> AsyncIterator[RunnerFactory]:
     it is connected. Every runner started is stopped after the test."""
     started: list[WatchedRunner] = []
 
-    async def start(server: str, reconnect_timeout: float = 30.0) -> WatchedRunner:
+    async def start(server: str, reconnect_timeout: float = 30.0, max_moves: int = MAX_MOVES) -> WatchedRunner:
         identity = Identity(server, "steady", tmp_path / "identities.json")
-        settings = Settings(server, "steady", ("golf",), identity=identity, reconnect_timeout=reconnect_timeout)
+        settings = Settings(
+            server, "steady", ("golf",), identity=identity, reconnect_timeout=reconnect_timeout, max_moves=max_moves
+        )
         runner = WatchedRunner(SteadyBot, settings)
         runner.running = asyncio.create_task(runner.run())
         started.append(runner)
@@ -154,6 +157,25 @@ async def test_a_bot_plays_with_the_seed_its_invitation_gives(
     replay = (await ann.replay(race)).replay
     assert mine["ended"] in ("won", "stuck")
     assert bot_log(replay, bot["player"]) == expected_moves(replay, seed)
+    await ann.close()
+
+
+async def test_a_game_still_going_after_max_moves_is_conceded_after_the_same_moves_as_in_process(
+    server: ServerProcess, runner_factory: RunnerFactory
+) -> None:
+    """Random play cycles for ever in some games: the runner concedes at its cap (the arena's, 3000, by
+    default; 6 here, in Golf) instead of playing on to the deadline, so where the game stops does not depend
+    on how fast the bot's moves go through."""
+    await runner_factory(server.url, max_moves=6)
+    ann = await person(server.url)
+    bot = await bot_online(ann, "steady")
+    race = await race_bot(ann, "golf", "steady", time_limit=120)
+    await concede_at_start(ann, race)
+    mine = result_of(await results(ann, race), bot["player"])
+    replay = (await ann.replay(race)).replay
+    assert verify_replay(replay) == []
+    assert bot_log(replay, bot["player"]) == [*expected_moves(replay, seed_for(race))[:6], ["concede"]]
+    assert (mine["ended"], mine["moves"]) == ("conceded", 6)
     await ann.close()
 
 

@@ -20,10 +20,11 @@ import pytest
 import pytest_asyncio
 import redis
 
-from parlour.client.connection import ClientError, Resumed
+from parlour.client.connection import Client, ClientError, Invitation, Resumed
 from parlour.protocol.messages import Countdown, End, Progress, Start
 from parlour.protocol.replay import verify_replay
 from parlour.server.store import Keys
+from tests.bots.helpers import bot_online
 from tests.conftest import ServerProcess
 from tests.server.multinode import (
     COUNTDOWNS,
@@ -416,3 +417,27 @@ async def test_a_snapshot_tells_the_stored_game_though_this_node_has_not_heard_o
     snapshot = await ann.client.snapshot(race)
     assert snapshot.seq == 1 and snapshot.view is not None
     assert snapshot.view["board"]["stock"] == seat.view["board"]["stock"] - 1
+
+
+async def test_a_node_that_takes_an_open_races_lease_over_tells_the_invited_bots_again(
+    shared_redis: str, server_factory: Any, connect: Connect
+) -> None:
+    """The node that invites a bot may die between storing the race and telling the bot (a tournament's
+    director creates races and invites their entrants so): the node that takes the race's lease over tells
+    every bot still invited again, or a bot connected to a live node would never hear of its seat and the
+    invitation would lapse (a forfeit, in a tournament)."""
+    nodes = start_nodes(server_factory, shared_redis, count=2)
+    bot = Player(await Client.connect(nodes[1].url, "eager", bot=True, games=["golf"]))
+    ann = await connect(nodes[0], "ann")
+    await bot_online(ann.client, "eager")
+    race = (await ann.client.create("golf", seats=2)).race["id"]
+    await ann.client.invite(race, "eager")
+    await bot.first(Invitation, where=lambda event: event.race["id"] == race)  # told once, through node 2
+    nodes[0].kill()  # it held the race's lease
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 15  # the lease (5 s) runs out and node 2 takes it
+    while len([e for e in bot.every(Invitation) if e.race["id"] == race]) < 2:
+        assert loop.time() < deadline, "the bot was not told of its invitation again"
+        await asyncio.sleep(0.1)
+    await bot.client.join(race)  # the seat is still kept for it
+    await bot.close()

@@ -12,12 +12,9 @@ import pytest
 import pytest_asyncio
 
 from parlour.client.connection import Client, ClientError
-from parlour.games import get_game
 from parlour.protocol.messages import Invitation, TournamentUpdate
 from parlour.protocol.replay import verify_replay
 from parlour.protocol.tournament import Spec, deal_seed, schedule
-from parlour.server.ratings import places_with_ties
-from parlour.server.ratings import replay as replay_ratings
 from tests.bots.helpers import BotRun, bot_online, person
 from tests.conftest import ServerProcess
 
@@ -52,11 +49,7 @@ async def test_a_duplicate_tournament_of_bots_plays_every_slot_and_ranks_them(
     created = (await ann.tournament_create([("golf", None)], deals=3, bots=["random", "greedy"], seed=7)).tournament
     assert created["status"] == "running" and created["races"] == 3
     assert "seed" not in created
-    try:
-        summary = await finished(ann, created["id"], timeout=20)
-    except BaseException:
-        print("".join(server.output)[-6000:])
-        raise
+    summary = await finished(ann, created["id"], timeout=20)
     assert summary["done"] == 3
     assert int(summary["seed"], 16) == 7
     rows = summary["standings"]
@@ -67,10 +60,7 @@ async def test_a_duplicate_tournament_of_bots_plays_every_slot_and_ranks_them(
     spec = Spec.from_map(export["spec"])
     assert [race["race"] for race in export["races"]] == [f"{created['id']}-{s.index}" for s in schedule(spec)]
     for race in export["races"]:
-        players = sorted(r["name"] for r in race["replay"]["results"])
-        if players != ["greedy", "random"]:
-            Path("/tmp/tdebug.txt").write_text(runners[0].text + "\n=====\n" + "".join(server.output))
-        assert players == ["greedy", "random"]
+        assert sorted(r["name"] for r in race["replay"]["results"]) == ["greedy", "random"]
     await ann.close()
     for runner in runners:
         runner.kill()
@@ -198,42 +188,6 @@ async def test_a_tournaments_race_reveals_its_deal_only_when_the_tournament_ends
     replay = (await ann.replay(first)).replay
     assert verify_replay(replay) == []
     assert int(replay["seed"], 16) == deal_seed(9, 0, "gaps", 0)
-    await ann.close()
-    for runner in runners:
-        runner.kill()
-
-
-async def test_a_rated_tournament_ranks_the_bots_by_strength_and_the_ratings_replay_from_its_results(
-    server: ServerProcess, tmp_path: Path
-) -> None:
-    names = ["random", "greedy", "search"]
-    runners = [await BotRun.start(server.url, bot, home=tmp_path / bot) for bot in names]
-    ann = await person(server.url)
-    for bot in names:
-        await bot_online(ann, bot)
-    games = [("golf", None), ("gaps", None)]
-    created = (await ann.tournament_create(games, format="mixed", deals=8, bots=names, rated=True)).tournament
-    summary = await finished(ann, created["id"], timeout=240)
-    export = (await ann.tournament_export(created["id"])).export
-    spec = Spec.from_map(export["spec"])
-    slots = schedule(spec)
-    forfeits = [(slot, r) for slot, rows in export["results"].items() for r in rows if r["forfeit"]]
-    assert forfeits == [], "a bot missed a race"
-    for event in spec.events:
-        board = (await ann.ratings(event.game)).ratings
-        assert [row["name"] for row in board] == ["search", "greedy", "random"], (event.game, board)
-        # The same numbers again from the exported results, replayed in the order the races ended.
-        races = sorted(
-            (race for race in export["races"] if spec.events[slots[race["slot"]].event].game == event.game),
-            key=lambda race: race["replay"]["ended_at"],
-        )
-        replayed = replay_ratings(
-            places_with_ties(race["replay"]["results"], get_game(event.game).higher_is_better) for race in races
-        )
-        assert {row["player"]: (row["mu"], row["sigma"], row["races"]) for row in board} == {
-            player: (rating.mu, rating.sigma, rating.races) for player, rating in replayed.items()
-        }
-    assert summary["rated"] is True
     await ann.close()
     for runner in runners:
         runner.kill()

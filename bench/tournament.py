@@ -1,0 +1,157 @@
+"""Tournament: races and moves per second of a random-bot tournament through the server, beside the same
+tournament played in-process by the arena, and the ratio.
+
+Through the server: this starts ``parlour serve`` (its own embedded Redis in a temporary directory, the rate
+limits out of the way as in load.py) and two ``parlour bot run random`` processes (named ``random-1`` and
+``random-2``), creates a reproducible, unrated, untimed tournament of the two (``mixed`` over ``--games``,
+``--deals`` deals each, seed ``--seed``), and times it from its creation to its end. In-process: the arena
+(``bots/arena.py`` ``run_arena``, in this process) plays as many deals of each game with two random bots.
+A race is one deal played by both bots; moves are both bots' moves. The arena draws deals of its own, so
+the deals differ; random play cycles for ever in some games, where the runner concedes at the arena's cap
+(3000 moves) and the arena stops at the same count, so a deal costs alike on both sides.
+
+``vs arena`` is the server's rate over the arena's: what the server, the bot processes and the network
+cost a tournament of bots that think no time at all.
+
+    python bench/tournament.py                           # all eight games, 10 deals each
+    python bench/tournament.py --games golf,gaps --deals 3 --json
+
+``--json`` prints one object: ``{"games", "deals", "seed", "server": {"races", "moves", "seconds",
+"races_per_s", "moves_per_s"}, "arena": {the same}, "vs_arena": {"races_per_s", "moves_per_s"}}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from load import BENCH_LIMITS, SERVE, free_port, start_process, stop_process
+
+from parlour.bots.arena import run_arena
+from parlour.client.connection import Client, TournamentUpdate
+from parlour.games import game_names
+
+BOTS = ("random-1", "random-2")
+ARENA_BOTS = ("random", "parlour.bots.random_bot:RandomBot")  # two random bots (the arena wants two specs)
+READY = 30.0  # seconds the bots have to come online
+
+
+@dataclass(frozen=True)
+class Figures:
+    """How fast one side played the tournament."""
+
+    races: int
+    moves: int
+    seconds: float
+
+    def row(self) -> dict[str, Any]:
+        return {
+            **asdict(self),
+            "seconds": round(self.seconds, 4),
+            "races_per_s": round(self.races / self.seconds, 3),
+            "moves_per_s": round(self.moves / self.seconds, 1),
+        }
+
+
+async def tournament(url: str, games: list[str], deals: int, seed: int) -> Figures:
+    """Create the tournament of the online bots ``BOTS`` and wait for its end; its figures."""
+    async with await Client.connect(url, "bench") as client:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + READY
+        while {bot["name"] for bot in (await client.lobby()).bots or []} < set(BOTS):
+            if loop.time() > deadline:
+                raise RuntimeError(f"the bots did not come online in {READY:.0f} s")
+            await asyncio.sleep(0.1)
+        started = time.perf_counter()
+        created = await client.tournament_create(
+            [(game, None) for game in games], format="mixed", deals=deals, bots=BOTS, seed=seed, timed=False
+        )
+        tournament_id = created.tournament["id"]
+        summary = (await client.tournament_watch(tournament_id)).tournament
+        while summary["status"] != "finished":
+            summary = (await client.next_event(TournamentUpdate, timeout=3600)).tournament
+        seconds = time.perf_counter() - started
+        export = (await client.tournament_export(tournament_id)).export
+    rows = [row for slot in export["results"].values() for row in slot]
+    if any(row["forfeit"] for row in rows):
+        raise RuntimeError("a bot missed a race: the figures would not be a tournament's")
+    return Figures(len(export["results"]), sum(row["moves"] for row in rows), seconds)
+
+
+def through_the_server(games: list[str], deals: int, seed: int) -> Figures:
+    """The tournament on a real server with real bot runner processes."""
+    with tempfile.TemporaryDirectory() as home:
+        port = free_port()
+        server = start_process([*SERVE, "--port", str(port), "--data-dir", str(Path(home) / "d"), *BENCH_LIMITS],
+                               "listening on")  # fmt: skip
+        url = f"ws://127.0.0.1:{port}"
+        identities = str(Path(home) / "identities.json")  # each runner its own player, kept here
+        runners = []
+        try:
+            for name in BOTS:
+                command = [*SERVE[:-1], "bot", "run", "random", "--name", name, "--profile", name]
+                runners.append(start_process([*command, "--identity", identities, "--server", url], "connected to"))
+            return asyncio.run(tournament(url, games, deals, seed))
+        finally:
+            for process in [*runners, server]:
+                stop_process(process)
+
+
+def in_process(games: list[str], deals: int, seed: int) -> Figures:
+    """The same number of deals of each game, two random bots, played by the arena in this process."""
+    started = time.perf_counter()
+    moves = 0
+    for game in games:
+        result = run_arena(game, ARENA_BOTS, deals, seed=seed, jobs=1)
+        moves += sum(outcome.moves for deal in result.deals for outcome in deal.outcomes)
+    return Figures(len(games) * deals, moves, time.perf_counter() - started)
+
+
+def game_list(text: str) -> list[str]:
+    games = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = sorted(set(games) - set(game_names()))
+    if unknown or not games:
+        raise argparse.ArgumentTypeError(
+            f"no such game: {', '.join(unknown) or text!r} (games: {', '.join(game_names())})"
+        )
+    return list(dict.fromkeys(games))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=game_list, default=game_names(), help="games, comma-separated (default all)")
+    parser.add_argument("--deals", type=int, default=10, help="deals of each game (default 10)")
+    parser.add_argument("--seed", type=int, default=1, help="the tournament's seed, and the arena's (default 1)")
+    parser.add_argument("--json", action="store_true", help="one JSON object")
+    args = parser.parse_args(argv)
+    if not 1 <= args.deals <= 1000:
+        parser.error("--deals is from 1 to 1000")
+    if not args.json:
+        print(f"tournament: two random bots, {args.deals} deals of {', '.join(args.games)}; {os.cpu_count()} cpus")
+    server = through_the_server(args.games, args.deals, args.seed)
+    arena = in_process(args.games, args.deals, args.seed)
+    rows = {"server": server.row(), "arena": arena.row()}
+    versus = {key: float(f"{rows['server'][key] / rows['arena'][key]:.4g}") for key in ("races_per_s", "moves_per_s")}
+    if args.json:
+        print(json.dumps({"games": args.games, "deals": args.deals, "seed": args.seed, **rows, "vs_arena": versus}))
+        return 0
+    print(f"{'':8} {'races':>6} {'moves':>8} {'seconds':>8} {'races/s':>9} {'moves/s':>9}")
+    for name, row in rows.items():
+        print(
+            f"{name:8} {row['races']:>6} {row['moves']:>8} {row['seconds']:>8.2f} "
+            f"{row['races_per_s']:>9.2f} {row['moves_per_s']:>9.0f}"
+        )
+    print(f"{'vs arena':8} {'':>6} {'':>8} {'':>8} {versus['races_per_s']:>9.4g} {versus['moves_per_s']:>9.4g}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
