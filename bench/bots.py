@@ -274,6 +274,17 @@ wins are few: even the ceiling, which sees every card, wins only the share in it
 Two bots whose win counts differ by a handful of deals then have overlapping intervals for their
 means whatever their skill; the gain on the same deals (the last table) is the fair comparison.
 Under `any` a win earns nothing beyond its cards, and the intervals separate.""",
+    "german-patience": """**German Patience: a human's "1 in 50" is not doubled here, and nothing here shows that it
+cannot be.** Doubling it means winning 4% of deals. No bot that sees only what a racer sees wins
+any: `search` places about 74 of the 104 cards and ends with the rest buried on the one waste
+pile, which gives its cards back only in the reverse of the order they went on, with no second
+pass through the stock (while it was built it won none of 650 other deals either). The ceiling
+is a beam search that sees the whole stock, not an exact solver: two decks make exact search far
+too large (a perfect-information win test written for it decided none of 100 whole deals in
+minutes each). A player who sees only the next card cannot do better than one who sees them all,
+but the beam's wins only show what a seeing player reaches at least, never what nobody can; so
+the table neither shows 4% reached nor rules it out. It does say how hard 4% is: a player who
+sees every card and searches wins about that often.""",
 }
 
 
