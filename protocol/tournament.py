@@ -14,12 +14,13 @@ Formats:
   (a *match*), pairs drawn round robin so that an entrant plays one race at a time.
 
 Scoring. On each deal every entrant earns a matchpoint for each other entrant it beats on
-that deal (across tables) and half a point for each it ties: ranked as races rank (score in
-the game's direction, a game played out before a conceded one, earlier finish, fewer
-moves), with a forfeit (a seat that never showed up) below every seat that played. A
-tournament that is not ``timed`` leaves the finish time out (score, concession, moves): its
-standings then follow from the moves alone, so a reproducible tournament of bots gives the
-same standings however fast the machine or the network.
+that deal (across tables) and half a point for each it ties, with a forfeit (a seat that never
+showed up) below every seat that played. A ``timed`` tournament ranks as races rank (score in
+the game's direction, a game played out before a conceded one, earlier finish, fewer moves).
+A tournament that is not ``timed`` measures play, not speed: it ranks by the score alone (in
+the game's direction, a game played out before a conceded one), and equal ones tie, however
+many moves each took; its standings then follow from the moves alone, so a reproducible
+tournament of bots gives the same standings however fast the machine or the network.
 Standings (best first; equal rows share a place):
 
 - ``duplicate``: matchpoint percentage, then total score in the game's direction;
@@ -86,7 +87,7 @@ class Spec:
     deals: int  # per event
     entrants: tuple[Entrant, ...]
     table_size: int = MAX_TABLE  # seats per race at most (head-to-head: always 2)
-    timed: bool = True  # the finish time breaks score ties
+    timed: bool = True  # the race ranking (finish time, then moves, break score ties); else the score alone
 
     def to_map(self) -> dict[str, Any]:
         """Plain data; :meth:`from_map` reads it back."""
@@ -283,12 +284,16 @@ def _wire(value: Fraction) -> float:
 
 
 def matchpoints(results: Sequence[Result], higher_is_better: bool, timed: bool = True) -> dict[int, Fraction]:
-    """Each entrant's matchpoints on one deal: 1 per other entrant beaten, 1/2 per tie
-    (``timed``: the earlier finish breaks a tie of score and concession)."""
+    """Each entrant's matchpoints on one deal: 1 per other entrant beaten, 1/2 per tie. Entrants
+    rank by forfeit (last), score, then a game played out before a conceded one; ``timed``, the
+    earlier finish and then fewer moves break what is left of a tie, as in a race; untimed, it
+    stays a tie."""
     sign = -1 if higher_is_better else 1
 
     def key(r: Result) -> tuple[bool, float, bool, float, int]:
-        return (r.forfeit, sign * r.score, r.ended == "conceded", r.time if timed else 0.0, r.moves)
+        if not timed:
+            return (r.forfeit, sign * r.score, r.ended == "conceded", 0.0, 0)
+        return (r.forfeit, sign * r.score, r.ended == "conceded", r.time, r.moves)
 
     points: dict[int, Fraction] = {}
     for a in results:

@@ -499,8 +499,8 @@ def _current_round(tournament: Tournament, results: Mapping[int, list[Result]]) 
 
 
 def _places(tournament: Tournament, results: list[Result], game_name: str) -> dict[str, int]:
-    """The places of one race's entrants (forfeits last, tied), for ratings; an untimed tournament's
-    without the finish times."""
+    """The places of one race's entrants (forfeits last, tied), for ratings, ranked as the tournament's
+    matchpoints rank them (an untimed tournament's by score and concession alone)."""
     played = [r for r in results if not r.forfeit]
     rows = [
         {"player": tournament.entrants[r.entrant].player, "score": r.score, "ended": r.ended, "time": r.time,

@@ -110,8 +110,25 @@ def test_at_an_equal_score_a_played_out_game_then_the_earlier_then_the_shorter_w
         result(3, 5, time=4.0, moves=3),
     ]
     assert matchpoints(rows, higher_is_better=True) == {0: 0, 1: 1, 2: 2, 3: 3}
-    untimed = matchpoints(rows, higher_is_better=True, timed=False)
-    assert untimed == {0: 0, 1: 2, 2: 1, 3: 3}  # without the clock: fewer moves decide
+
+
+def test_untimed_matchpoints_count_the_score_and_concession_alone() -> None:
+    """An untimed tournament measures play, not speed: equal scores of played-out games tie, however many
+    moves each took and whenever it ended; a conceded game still ranks below them, a better score above."""
+    rows = [
+        result(0, 5, ended="conceded", time=1.0, moves=1),
+        result(1, 5, time=9.0, moves=40),
+        result(2, 5, time=4.0, moves=9),
+        result(3, 5, time=4.0, moves=3),
+        result(4, 6, time=20.0, moves=300),
+    ]
+    assert matchpoints(rows, higher_is_better=True, timed=False) == {
+        0: 0,
+        1: Fraction(2),
+        2: Fraction(2),
+        3: Fraction(2),
+        4: 4,
+    }
 
 
 @given(st.lists(st.tuples(st.integers(0, 3), st.booleans(), st.integers(0, 2)), min_size=1, max_size=8))
