@@ -422,7 +422,11 @@ class Director:
             server.held.discard(race.id)
             server._spawn(server._unwatch_race(race.id), ("unwatch", race.id))
             raise
-        server._adopt(race)
+        held = server.races.get(race.id)
+        if held is None:
+            server._adopt(race)
+        else:  # read from Redis meanwhile by a request that named it (its id is known before it exists)
+            race = held
         server._plan(race)
         log.info("tournament race created (slot %d)", slot.index, extra=Ids(race=race.id))
         for invitation in race.invited:
