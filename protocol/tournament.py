@@ -21,6 +21,10 @@ A tournament that is not ``timed`` measures play, not speed: it ranks by the sco
 the game's direction, a game played out before a conceded one), and equal ones tie, however
 many moves each took; its standings then follow from the moves alone, so a reproducible
 tournament of bots gives the same standings however fast the machine or the network.
+
+Move cap. A game of a tournament still going after ``max_moves`` moves is conceded by its
+entrant (bots are told the cap with each invitation; the runner keeps it): some games let a
+player move cards back and forth for ever.
 Standings (best first; equal rows share a place):
 
 - ``duplicate``: matchpoint percentage, then total score in the game's direction;
@@ -46,6 +50,8 @@ from typing import Any
 from parlour.games import GameError, get_game
 
 MAX_TABLE = 8  # seats a race holds at most
+MAX_MOVES = 3000  # the move cap by default: the arena's (parlour.bots.arena.MAX_MOVES)
+MAX_MOVES_LIMIT = 100_000  # the highest move cap a tournament may set
 
 
 class Format(enum.StrEnum):
@@ -88,6 +94,7 @@ class Spec:
     entrants: tuple[Entrant, ...]
     table_size: int = MAX_TABLE  # seats per race at most (head-to-head: always 2)
     timed: bool = True  # the race ranking (finish time, then moves, break score ties); else the score alone
+    max_moves: int = MAX_MOVES  # a game still going after this many moves is conceded
 
     def to_map(self) -> dict[str, Any]:
         """Plain data; :meth:`from_map` reads it back."""
@@ -98,6 +105,7 @@ class Spec:
             "entrants": [{"player": e.player, "name": e.name, "bot": e.bot} for e in self.entrants],
             "table_size": self.table_size,
             "timed": self.timed,
+            "max_moves": self.max_moves,
         }
 
     @classmethod
@@ -109,6 +117,7 @@ class Spec:
             entrants=tuple(Entrant(e["player"], e["name"], bool(e["bot"])) for e in data["entrants"]),
             table_size=int(data["table_size"]),
             timed=bool(data["timed"]),
+            max_moves=int(data.get("max_moves", MAX_MOVES)),  # absent from exports of older servers
         )
 
 
@@ -119,10 +128,11 @@ def make_spec(
     entrants: Sequence[Entrant],
     table_size: int = MAX_TABLE,
     timed: bool = True,
+    max_moves: int = MAX_MOVES,
 ) -> Spec:
     """A checked :class:`Spec`, every game's options resolved; :class:`TournamentError` says
     what is wrong (an unknown format or game, bad options, too few entrants, an entrant
-    twice, ...)."""
+    twice, a move cap out of range, ...)."""
     try:
         kind = Format(format)
     except ValueError:
@@ -150,7 +160,9 @@ def make_spec(
     size = 2 if kind is Format.HEAD_TO_HEAD else table_size
     if not 2 <= size <= MAX_TABLE:
         raise TournamentError(f"table size must be from 2 to {MAX_TABLE}")
-    return Spec(kind, tuple(events), deals, tuple(entrants), size, timed)
+    if not 1 <= max_moves <= MAX_MOVES_LIMIT:
+        raise TournamentError(f"the move cap must be from 1 to {MAX_MOVES_LIMIT}")
+    return Spec(kind, tuple(events), deals, tuple(entrants), size, timed, max_moves)
 
 
 def _event_key(event: Event) -> tuple[str, tuple[tuple[str, Any], ...]]:
@@ -385,6 +397,8 @@ def standings(spec: Spec, results: Mapping[int, Sequence[Result]]) -> list[Stand
 
 
 __all__ = [
+    "MAX_MOVES",
+    "MAX_MOVES_LIMIT",
     "MAX_TABLE",
     "Entrant",
     "Event",

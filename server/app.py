@@ -1664,6 +1664,7 @@ def _invitation(race: Race, player: str) -> m.Invitation:
         expires_at=invitation.expires_at,
         seed=invitation.seed,
         tournament=race.tournament,
+        max_moves=race.max_moves,
     )
 
 

@@ -132,7 +132,7 @@ class Director:
             raise ProtocolError(ErrorCode.BAD_TOURNAMENT, "a tournament needs entrants: bots or seats for people")
         try:  # checked before the bots are looked for: the entrants below stand in for them
             stand_in = [Entrant(f"e{i}", f"e{i}") for i in range(max(2, len(wanted) + msg.people))]
-            spec = make_spec(msg.format, games, msg.deals, stand_in, msg.table_size, msg.timed)
+            spec = make_spec(msg.format, games, msg.deals, stand_in, msg.table_size, msg.timed, msg.max_moves)
         except TournamentError as error:
             raise ProtocolError(ErrorCode.BAD_TOURNAMENT, str(error)) from None
         bots = entrant_bots(await server._online_bots(), wanted, {e.game for e in spec.events})
@@ -155,6 +155,7 @@ class Director:
             time_limit=msg.time_limit,
             forfeit_after=float(msg.forfeit_after),
             public=msg.public,
+            max_moves=spec.max_moves,
         )
         if seed is not None:
             tournament.seed = seed
@@ -405,6 +406,7 @@ class Director:
             created_at=now,
             tournament=tournament.id,
             deal=deal_seed(tournament.seed, slot.event, event.game, slot.deal),
+            max_moves=tournament.max_moves,
         )
         for i in slot.entrants:
             entrant = tournament.entrants[i]

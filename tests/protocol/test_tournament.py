@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from dataclasses import fields
 from fractions import Fraction
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from parlour.bots import arena
+from parlour.protocol.messages import TournamentCreate
 from parlour.protocol.tournament import (
+    MAX_MOVES,
+    MAX_MOVES_LIMIT,
     Entrant,
     Format,
     Result,
@@ -84,6 +89,8 @@ def test_deal_seeds_differ_by_deal_event_and_tournament_and_repeat_for_the_same(
         (("duplicate", [("golf", None)], 2, entrants(1)), "at least two"),
         (("duplicate", [("golf", None)], 2, [*entrants(2), Entrant("p0", "again")]), "twice"),
         (("duplicate", [("golf", None)], 2, entrants(2), 9), "table size"),
+        (("duplicate", [("golf", None)], 2, entrants(2), 8, True, 0), "move cap"),
+        (("duplicate", [("golf", None)], 2, entrants(2), 8, True, MAX_MOVES_LIMIT + 1), "move cap"),
     ],
 )
 def test_a_tournament_that_cannot_be_held_is_refused_saying_why(args: tuple, says: str) -> None:
@@ -92,8 +99,17 @@ def test_a_tournament_that_cannot_be_held_is_refused_saying_why(args: tuple, say
 
 
 def test_a_spec_reads_back_from_its_map() -> None:
-    spec = make_spec("mixed", [("cheer", {"win_loss": True}), ("carpet", None)], 3, entrants(4), 3, timed=False)
+    spec = make_spec(
+        "mixed", [("cheer", {"win_loss": True}), ("carpet", None)], 3, entrants(4), 3, timed=False, max_moves=400
+    )
     assert Spec.from_map(spec.to_map()) == spec
+    assert spec.to_map()["max_moves"] == 400
+
+
+def test_the_move_cap_is_the_arenas_unless_given() -> None:
+    assert make_spec("duplicate", [("golf", None)], 2, entrants(2)).max_moves == MAX_MOVES == arena.MAX_MOVES
+    assert TournamentCreate(id=1).max_moves == MAX_MOVES  # the wire's default and limits are the same
+    assert {f.name: f for f in fields(TournamentCreate)}["max_moves"].metadata["limits"] == (1, MAX_MOVES_LIMIT)
 
 
 def test_matchpoints_beat_in_the_games_direction_with_ties_halved_and_forfeits_last() -> None:
