@@ -149,6 +149,7 @@ class Director:
             deals=spec.deals,
             table_size=spec.table_size,
             entrants=[Entrant(b.player, b.name, True) for b in bots],
+            named=len(bots),
             people=msg.people,
             rated=msg.rated,
             timed=msg.timed,
@@ -174,15 +175,14 @@ class Director:
             tournament = await self._known(msg.tournament)
             if any(e.player == player.id for e in tournament.entrants):
                 return m.TournamentInfo(id=msg.id, tournament=await self._summary(tournament))
-            people = sum(not e.bot for e in tournament.entrants)
-            if tournament.status != TStatus.OPEN or people >= tournament.people:
+            if tournament.status != TStatus.OPEN or tournament.joined >= tournament.people:
                 raise ProtocolError(ErrorCode.TOURNAMENT_STARTED, "the tournament takes no more entrants")
-            tournament.entrants.append(Entrant(player.id, player.name, False))
+            tournament.entrants.append(Entrant(player.id, player.name, player.bot))
             try:
                 tournament = await self.store.save(tournament)
             except VersionConflict:
                 raise ProtocolError(ErrorCode.UNAVAILABLE, "the tournament changed meanwhile; try again", 0.1) from None
-            if people + 1 == tournament.people:
+            if tournament.joined == tournament.people:
                 tournament = await self._start(tournament)
         await self._tell(tournament)
         return m.TournamentInfo(id=msg.id, tournament=await self._summary(tournament))
@@ -197,6 +197,7 @@ class Director:
                 if len(tournament.entrants) < 2:
                     raise ProtocolError(ErrorCode.BAD_TOURNAMENT, "a tournament needs at least two entrants")
                 tournament = await self._start(tournament)
+                await self._tell(tournament)
         return m.TournamentInfo(id=msg.id, tournament=await self._summary(tournament))
 
     async def on_watch(self, conn: Connection, msg: m.TournamentWatch) -> m.Message:

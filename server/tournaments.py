@@ -78,12 +78,13 @@ class Tournament:
     deals: int
     table_size: int
     entrants: list[Entrant]
-    people: int  # seats for people, taken by joining while it is open
+    people: int  # seats for people, taken by joining while it is open (by anyone: a bot too)
     rated: bool
     timed: bool
     time_limit: int  # seconds per race
     forfeit_after: float  # seconds an entrant has to take their seat in a race
     public: bool = True
+    named: int = 0  # entrants named at the creation (the bots): those after them took seats for people
     max_moves: int = MAX_MOVES  # a game still going after this many moves is conceded (entrants are told)
     seed: int = field(default_factory=lambda: secrets.randbits(SEED_BITS))
     salt: bytes = field(default_factory=lambda: secrets.token_bytes(16))
@@ -91,6 +92,11 @@ class Tournament:
     started_at: float | None = None
     ended_at: float | None = None
     version: int = 0
+
+    @property
+    def joined(self) -> int:
+        """Seats for people taken so far (by ``tournament_join``)."""
+        return len(self.entrants) - self.named
 
     @property
     def spec(self) -> Spec:
@@ -158,6 +164,7 @@ class Tournament:
             "forfeit_after": self.forfeit_after,
             "public": self.public,
             "max_moves": self.max_moves,
+            "named": self.named,
             "seed": f"{self.seed:x}",
             "salt": self.salt.hex(),
             "status": self.status,
@@ -186,6 +193,8 @@ class Tournament:
             forfeit_after=data["forfeit_after"],
             public=data["public"],
             max_moves=data.get("max_moves", MAX_MOVES),  # absent from records of older servers
+            # Likewise; they entered every joiner as a person, so the bots are the entrants named.
+            named=data.get("named", sum(bool(e[2]) for e in data["entrants"])),
             seed=int(data["seed"], 16),
             salt=bytes.fromhex(data["salt"]),
             status=data["status"],

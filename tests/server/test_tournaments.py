@@ -219,3 +219,28 @@ async def test_the_bots_are_told_the_tournaments_move_cap_and_concede_at_it(
     await ann.close()
     for runner in runners:
         runner.kill()
+
+
+async def test_a_bot_entering_by_tournament_join_is_a_bot_and_watchers_hear_of_the_start(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    """tournament_join records whether the entrant is a bot, as its hello said, and takes one of the seats for
+    people all the same; tournament_start tells the watchers."""
+    ann = await person(server.url, "ann")
+    cy = await person(server.url, "cy")
+    bot = await Client.connect(server.url, "walk-in", bot=True, games=["golf"])
+    created = (await ann.tournament_create([("golf", None)], deals=1, people=3, seed=2)).tournament
+    await cy.tournament_watch(created["id"])
+    joined = (await bot.tournament_join(created["id"])).tournament
+    assert [(e["name"], e["bot"]) for e in joined["entrants"]] == [("walk-in", True)]
+    assert (await cy.next_event(TournamentUpdate, timeout=10)).tournament["entrants"] == joined["entrants"]
+    joined = (await ann.tournament_join(created["id"])).tournament
+    assert [(e["name"], e["bot"]) for e in joined["entrants"]] == [("walk-in", True), ("ann", False)]
+    assert joined["status"] == "open"  # two of the three seats for people are taken
+    await cy.next_event(TournamentUpdate, timeout=10)
+    started = (await ann.tournament_start(created["id"])).tournament
+    assert started["status"] == "running"
+    update = (await cy.next_event(TournamentUpdate, timeout=10)).tournament
+    assert update["status"] == "running" and update["playing"] == [f"{created['id']}-0"]
+    for client in (ann, cy, bot):
+        await client.close()
