@@ -7,16 +7,18 @@ limits out of the way as in load.py) and two ``parlour bot run random`` processe
 ``--deals`` deals each, seed ``--seed``), and times it from its creation to its end. In-process: the arena
 (``bots/arena.py`` ``run_arena``, in this process) plays as many deals of each game with two random bots.
 A race is one deal played by both bots; moves are both bots' moves. The arena draws deals of its own, so
-the deals differ; random play cycles for ever in some games, where the runner concedes at the arena's cap
-(3000 moves) and the arena stops at the same count, so a deal costs alike on both sides.
+the deals differ; random play cycles for ever in some games: the tournament's move cap (``--max-moves``,
+default 3000, the arena's) is told to the bots, who concede there, and the arena stops at the same count,
+so a deal costs alike on both sides.
 
 ``vs arena`` is the server's rate over the arena's: what the server, the bot processes and the network
 cost a tournament of bots that think no time at all.
 
     python bench/tournament.py                           # all eight games, 10 deals each
     python bench/tournament.py --games golf,gaps --deals 3 --json
+    python bench/tournament.py --max-moves 500         # cycling games cut at 500 moves
 
-``--json`` prints one object: ``{"games", "deals", "seed", "server": {"races", "moves", "seconds",
+``--json`` prints one object: ``{"games", "deals", "seed", "max_moves", "server": {"races", "moves", "seconds",
 "races_per_s", "moves_per_s"}, "arena": {the same}, "vs_arena": {"races_per_s", "moves_per_s"}}``.
 """
 
@@ -38,6 +40,7 @@ from load import BENCH_LIMITS, SERVE, free_port, start_process, stop_process
 from parlour.bots.arena import run_arena
 from parlour.client.connection import Client, TournamentUpdate
 from parlour.games import game_names
+from parlour.protocol.tournament import MAX_MOVES, MAX_MOVES_LIMIT
 
 BOTS = ("random-1", "random-2")
 ARENA_BOTS = ("random", "parlour.bots.random_bot:RandomBot")  # two random bots (the arena wants two specs)
@@ -61,7 +64,7 @@ class Figures:
         }
 
 
-async def tournament(url: str, games: list[str], deals: int, seed: int) -> Figures:
+async def tournament(url: str, games: list[str], deals: int, seed: int, max_moves: int) -> Figures:
     """Create the tournament of the online bots ``BOTS`` and wait for its end; its figures."""
     async with await Client.connect(url, "bench") as client:
         loop = asyncio.get_running_loop()
@@ -72,7 +75,13 @@ async def tournament(url: str, games: list[str], deals: int, seed: int) -> Figur
             await asyncio.sleep(0.1)
         started = time.perf_counter()
         created = await client.tournament_create(
-            [(game, None) for game in games], format="mixed", deals=deals, bots=BOTS, seed=seed, timed=False
+            [(game, None) for game in games],
+            format="mixed",
+            deals=deals,
+            bots=BOTS,
+            seed=seed,
+            timed=False,
+            max_moves=max_moves,
         )
         tournament_id = created.tournament["id"]
         summary = (await client.tournament_watch(tournament_id)).tournament
@@ -86,7 +95,7 @@ async def tournament(url: str, games: list[str], deals: int, seed: int) -> Figur
     return Figures(len(export["results"]), sum(row["moves"] for row in rows), seconds)
 
 
-def through_the_server(games: list[str], deals: int, seed: int) -> Figures:
+def through_the_server(games: list[str], deals: int, seed: int, max_moves: int) -> Figures:
     """The tournament on a real server with real bot runner processes."""
     with tempfile.TemporaryDirectory() as home:
         port = free_port()
@@ -99,18 +108,19 @@ def through_the_server(games: list[str], deals: int, seed: int) -> Figures:
             for name in BOTS:
                 command = [*SERVE[:-1], "bot", "run", "random", "--name", name, "--profile", name]
                 runners.append(start_process([*command, "--identity", identities, "--server", url], "connected to"))
-            return asyncio.run(tournament(url, games, deals, seed))
+            return asyncio.run(tournament(url, games, deals, seed, max_moves))
         finally:
             for process in [*runners, server]:
                 stop_process(process)
 
 
-def in_process(games: list[str], deals: int, seed: int) -> Figures:
-    """The same number of deals of each game, two random bots, played by the arena in this process."""
+def in_process(games: list[str], deals: int, seed: int, max_moves: int) -> Figures:
+    """The same number of deals of each game, two random bots, played by the arena in this process with the
+    same move cap."""
     started = time.perf_counter()
     moves = 0
     for game in games:
-        result = run_arena(game, ARENA_BOTS, deals, seed=seed, jobs=1)
+        result = run_arena(game, ARENA_BOTS, deals, seed=seed, jobs=1, max_moves=max_moves)
         moves += sum(outcome.moves for deal in result.deals for outcome in deal.outcomes)
     return Figures(len(games) * deals, moves, time.perf_counter() - started)
 
@@ -130,18 +140,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=game_list, default=game_names(), help="games, comma-separated (default all)")
     parser.add_argument("--deals", type=int, default=10, help="deals of each game (default 10)")
     parser.add_argument("--seed", type=int, default=1, help="the tournament's seed, and the arena's (default 1)")
+    parser.add_argument(
+        "--max-moves", type=int, default=MAX_MOVES, help=f"the move cap, both sides (default {MAX_MOVES})"
+    )
     parser.add_argument("--json", action="store_true", help="one JSON object")
     args = parser.parse_args(argv)
     if not 1 <= args.deals <= 1000:
         parser.error("--deals is from 1 to 1000")
+    if not 1 <= args.max_moves <= MAX_MOVES_LIMIT:
+        parser.error(f"--max-moves is from 1 to {MAX_MOVES_LIMIT}")
     if not args.json:
-        print(f"tournament: two random bots, {args.deals} deals of {', '.join(args.games)}; {os.cpu_count()} cpus")
-    server = through_the_server(args.games, args.deals, args.seed)
-    arena = in_process(args.games, args.deals, args.seed)
+        print(
+            f"tournament: two random bots, {args.deals} deals of {', '.join(args.games)}, at most {args.max_moves} "
+            f"moves a game; {os.cpu_count()} cpus"
+        )
+    server = through_the_server(args.games, args.deals, args.seed, args.max_moves)
+    arena = in_process(args.games, args.deals, args.seed, args.max_moves)
     rows = {"server": server.row(), "arena": arena.row()}
     versus = {key: float(f"{rows['server'][key] / rows['arena'][key]:.4g}") for key in ("races_per_s", "moves_per_s")}
     if args.json:
-        print(json.dumps({"games": args.games, "deals": args.deals, "seed": args.seed, **rows, "vs_arena": versus}))
+        head = {"games": args.games, "deals": args.deals, "seed": args.seed, "max_moves": args.max_moves}
+        print(json.dumps({**head, **rows, "vs_arena": versus}))
         return 0
     print(f"{'':8} {'races':>6} {'moves':>8} {'seconds':>8} {'races/s':>9} {'moves/s':>9}")
     for name, row in rows.items():

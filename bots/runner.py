@@ -32,11 +32,13 @@ runs, and resumes its races, each with the bot it had, and those the welcome lis
 kept like a person's (:mod:`parlour.client.identity`), under its own profile, so a restarted runner
 is the same player and takes its seats back.
 
-A game still going after ``max_moves`` moves (:data:`parlour.bots.arena.MAX_MOVES`, the arena's
-cap) is conceded: some games let a bot move cards back and forth for ever (random play in German
-Patience, Gate, The Chance), and such a game would otherwise run to the race's deadline, its last
-position, its move count and so its ranking set by how fast the machine is, not by the bot's moves.
-The arena ends such a game at the same count.
+A game still going after the race's move cap is conceded: a tournament's race tells its cap
+(``max_moves``) with the invitation and in its summary; other races use :attr:`Settings.max_moves`
+(:data:`parlour.bots.arena.MAX_MOVES`, the arena's cap, by default). Some games let a bot move
+cards back and forth for ever (random play in German Patience, Gate, The Chance), and such a game
+would otherwise run to the race's deadline, its last position, its move count and so its ranking
+set by how fast the machine is, not by the bot's moves. The arena ends such a game at the same
+count (``run_arena(max_moves=...)``).
 
 SIGTERM or SIGINT stops it: no more invitations, races not started yet are left, running races
 get ``STOP_GRACE`` seconds to finish and are then conceded, and :meth:`Runner.run` returns 0. With
@@ -118,7 +120,8 @@ class Settings:
     stop, as on SIGTERM, once the process that started this one is gone. ``reconnect_timeout``: the
     seconds the client library tries to reconnect by itself after the connection drops; past them
     the session ends and the runner connects again (with backoff), keeping its races and their bots.
-    ``max_moves``: a game still going after this many moves is conceded (see the module's docstring).
+    ``max_moves``: a game still going after this many moves is conceded, in a race that sets no cap of
+    its own (a tournament's race does: see the module's docstring).
     """
 
     server: str
@@ -150,6 +153,7 @@ class _Race:
 
     id: str
     seed: int  # the bot's: the invitation's, else seed_for(id)
+    max_moves: int | None = None  # the race's move cap (a tournament's), from the invitation or the summary
     events: asyncio.Queue[ClientEvent] = field(default_factory=asyncio.Queue)  # this session's
     status: str = "open"  # the summary's, or "gone": expired, unknown to the server, or no seat any more
     game: str = "?"
@@ -183,6 +187,8 @@ class _Race:
             self.players = [str(seat["player"]) for seat in summary["players"]]
             self.invited = [str(invitation["player"]) for invitation in summary.get("invited", ())]
         self.tournament = self.tournament or summary.get("tournament") is not None
+        if summary.get("max_moves") is not None:
+            self.max_moves = int(summary["max_moves"])
 
 
 class Runner:
@@ -361,6 +367,8 @@ class Runner:
         log.info("invited by %s to race %s (%s): joining", invitation.by, race_id, game)
         race = _Race(race_id, seed_for(race_id) if invitation.seed is None else invitation.seed, game=game)
         race.summary(summary)
+        if invitation.max_moves is not None:
+            race.max_moves = invitation.max_moves
         self._start(client, race, join=True)
 
     def _room(self) -> bool:
@@ -527,7 +535,7 @@ class Runner:
         again, never chosen again), and the move goes out with its ``seq``."""
         assert race.view is not None
         seq = race.seq
-        if seq >= self.settings.max_moves:
+        if seq >= (self.settings.max_moves if race.max_moves is None else race.max_moves):
             await self._concede_capped(client, race)
             return
         time_left = None if race.deadline is None else max(0.0, race.deadline - (time.time() + self.offset))
@@ -560,7 +568,7 @@ class Runner:
             return
 
     async def _concede_capped(self, client: Client, race: _Race) -> None:
-        """Concede a game that has gone on for ``max_moves`` moves (the ack's view ends it)."""
+        """Concede a game that has gone on for its cap of moves (the ack's view ends it)."""
         log.info("race %s: still going after %d moves; conceding", race.id, race.seq)
         while True:
             try:

@@ -400,6 +400,7 @@ def tournament_settings(args: argparse.Namespace) -> dict[str, Any]:
         "public": not args.private,
         "seed": args.seed,
         "name": args.title,
+        "max_moves": args.max_moves,
     }
 
 
@@ -841,7 +842,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     t_create.add_argument("--rated", action="store_true", help="its races change the players' ratings")
     t_create.add_argument(
-        "--untimed", action="store_true", help="finish times do not break ties: the moves alone decide"
+        "--untimed",
+        action="store_true",
+        help="rank by the score alone: neither finish times nor move counts break ties (play, not speed)",
+    )
+    t_create.add_argument(
+        "--max-moves",
+        type=bounded(1, 100_000),
+        default=3000,
+        metavar="N",
+        help="a game still going after N moves is conceded: some games let a bot cycle for ever (default 3000)",
     )
     t_create.add_argument("--private", action="store_true", help="not listed in the lobby")
     t_create.add_argument(

@@ -454,12 +454,14 @@ class Client:
         public: bool = True,
         seed: int | None = None,
         name: str | None = None,
+        max_moves: int = 3000,
     ) -> TournamentInfo:
         """Create a tournament of ``games`` (``(game, options)`` pairs; a ``mixed`` one without
         games plays all eight) for the online ``bots`` named and ``people`` seats for people.
         It starts at once without people, else once they have all joined (or its creator calls
         :meth:`tournament_start`). ``seed`` makes it reproducible (unrated only); ``timed``
-        false leaves finish times out of the ranking. ``reply.tournament["id"]`` names it."""
+        false ranks by the score alone (no finish time, no move count); a game still going
+        after ``max_moves`` moves is conceded. ``reply.tournament["id"]`` names it."""
         return await self._request(
             TournamentInfo,
             m.TournamentCreate,
@@ -476,6 +478,7 @@ class Client:
             timed=timed,
             public=public,
             seed=None if seed is None else f"{seed:x}",
+            max_moves=max_moves,
         )
 
     async def tournament_join(self, tournament: str) -> TournamentInfo:

@@ -308,6 +308,18 @@ async def play_tournament(client: Client, tournament: str, summary: Summary, ter
     waiting: deque[str] = deque([*mine, *summary.get("playing", [])])
     status, done = summary["status"], summary.get("done", 0)
     events = aiter(client.events())
+
+    def news(new: Summary) -> None:
+        """Say what changed since the last summary (the start, races done), before the next race is played."""
+        nonlocal summary, status, done
+        summary = new
+        if summary["status"] == "running" and status != "running":
+            term.say("The tournament has started.")
+        status = summary["status"]
+        if summary.get("done", 0) != done:
+            done = summary.get("done", 0)
+            term.say(f"Tournament: {progress(done, summary['races'], _elapsed(summary), None)}")
+
     while True:
         while waiting:
             race = waiting.popleft()
@@ -315,15 +327,8 @@ async def play_tournament(client: Client, tournament: str, summary: Summary, ter
                 continue
             tried.add(race)
             if await play_race(client, race, term):
-                summary = (await client.tournament_watch(tournament)).tournament
+                news((await client.tournament_watch(tournament)).tournament)
                 waiting.extend(summary.get("playing", []))
-        if summary["status"] != status:
-            status = summary["status"]
-            if status == "running":
-                term.say("The tournament has started.")
-        if summary.get("done", 0) != done:
-            done = summary.get("done", 0)
-            term.say(f"Tournament: {progress(done, summary['races'], _elapsed(summary), None)}")
         if status == "finished":
             term.say(the_end(summary))
             return 0
@@ -338,10 +343,10 @@ async def play_tournament(client: Client, tournament: str, summary: Summary, ter
                 term.say("The tournament has started.")
             waiting.append(str(event.race["id"]))
         elif isinstance(event, TournamentUpdate) and event.tournament.get("id") == tournament:
-            summary = event.tournament
+            news(event.tournament)
             waiting.extend(summary.get("playing", []))
         elif isinstance(event, Resumed):  # invitations may have come meanwhile: the round's races say
-            summary = (await client.tournament_watch(tournament)).tournament
+            news((await client.tournament_watch(tournament)).tournament)
             waiting.extend([*event.races, *summary.get("playing", [])])
 
 

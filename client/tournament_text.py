@@ -67,8 +67,9 @@ def describe(summary: Summary) -> str:
         plural(summary["deals"], "deal") + per,
         plural(summary["races"], "race"),
         "rated" if summary["rated"] else "unrated",
-        "timed" if summary["timed"] else "untimed (finish times do not count)",
+        "timed" if summary["timed"] else "untimed (the score alone counts)",
         f"{clock(summary['time_limit'])} a race",
+        f"at most {summary['max_moves']} moves a game",
     ]
     kind = f"{summary['format']} of "
     named = "" if summary["name"].startswith(kind) else f" {printable(summary['name'])!r}"

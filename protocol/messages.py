@@ -212,7 +212,8 @@ class TournamentCreate(Request):
     or several for ``mixed``; ``mixed`` without games plays all eight), ``bots`` the online bots
     entered (by name or player id), ``people`` the seats for people, who enter with
     ``tournament_join``; it starts once they are all taken (at once without people). ``seed``
-    (hex) makes it reproducible and is refused for a rated tournament."""
+    (hex) makes it reproducible and is refused for a rated tournament. ``timed`` false ranks by
+    the score alone; a game still going after ``max_moves`` moves is conceded."""
 
     TYPE: ClassVar[str] = "tournament_create"
     name: str | None = limits(1, 64, None)
@@ -228,6 +229,7 @@ class TournamentCreate(Request):
     timed: bool = True
     public: bool = True
     seed: str | None = limits(1, 64, None)
+    max_moves: int = limits(1, 100_000, 3000)  # protocol.tournament's MAX_MOVES_LIMIT and MAX_MOVES
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -498,6 +500,8 @@ class Invitation(Event):
     # reproducible tournament); without it a bot chooses its own.
     seed: int | None = limits(0, 2**64 - 1, None)
     tournament: str | None = limits(1, 64, None)  # the tournament the race belongs to
+    # In a tournament race: concede the game if it is still going after this many moves.
+    max_moves: int | None = limits(1, 100_000, None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,12 +14,17 @@ Formats:
   (a *match*), pairs drawn round robin so that an entrant plays one race at a time.
 
 Scoring. On each deal every entrant earns a matchpoint for each other entrant it beats on
-that deal (across tables) and half a point for each it ties: ranked as races rank (score in
-the game's direction, a game played out before a conceded one, earlier finish, fewer
-moves), with a forfeit (a seat that never showed up) below every seat that played. A
-tournament that is not ``timed`` leaves the finish time out (score, concession, moves): its
-standings then follow from the moves alone, so a reproducible tournament of bots gives the
-same standings however fast the machine or the network.
+that deal (across tables) and half a point for each it ties, with a forfeit (a seat that never
+showed up) below every seat that played. A ``timed`` tournament ranks as races rank (score in
+the game's direction, a game played out before a conceded one, earlier finish, fewer moves).
+A tournament that is not ``timed`` measures play, not speed: it ranks by the score alone (in
+the game's direction, a game played out before a conceded one), and equal ones tie, however
+many moves each took; its standings then follow from the moves alone, so a reproducible
+tournament of bots gives the same standings however fast the machine or the network.
+
+Move cap. A game of a tournament still going after ``max_moves`` moves is conceded by its
+entrant (bots are told the cap with each invitation; the runner keeps it): some games let a
+player move cards back and forth for ever.
 Standings (best first; equal rows share a place):
 
 - ``duplicate``: matchpoint percentage, then total score in the game's direction;
@@ -45,6 +50,8 @@ from typing import Any
 from parlour.games import GameError, get_game
 
 MAX_TABLE = 8  # seats a race holds at most
+MAX_MOVES = 3000  # the move cap by default: the arena's (parlour.bots.arena.MAX_MOVES)
+MAX_MOVES_LIMIT = 100_000  # the highest move cap a tournament may set
 
 
 class Format(enum.StrEnum):
@@ -86,7 +93,8 @@ class Spec:
     deals: int  # per event
     entrants: tuple[Entrant, ...]
     table_size: int = MAX_TABLE  # seats per race at most (head-to-head: always 2)
-    timed: bool = True  # the finish time breaks score ties
+    timed: bool = True  # the race ranking (finish time, then moves, break score ties); else the score alone
+    max_moves: int = MAX_MOVES  # a game still going after this many moves is conceded
 
     def to_map(self) -> dict[str, Any]:
         """Plain data; :meth:`from_map` reads it back."""
@@ -97,6 +105,7 @@ class Spec:
             "entrants": [{"player": e.player, "name": e.name, "bot": e.bot} for e in self.entrants],
             "table_size": self.table_size,
             "timed": self.timed,
+            "max_moves": self.max_moves,
         }
 
     @classmethod
@@ -108,6 +117,7 @@ class Spec:
             entrants=tuple(Entrant(e["player"], e["name"], bool(e["bot"])) for e in data["entrants"]),
             table_size=int(data["table_size"]),
             timed=bool(data["timed"]),
+            max_moves=int(data.get("max_moves", MAX_MOVES)),  # absent from exports of older servers
         )
 
 
@@ -118,10 +128,11 @@ def make_spec(
     entrants: Sequence[Entrant],
     table_size: int = MAX_TABLE,
     timed: bool = True,
+    max_moves: int = MAX_MOVES,
 ) -> Spec:
     """A checked :class:`Spec`, every game's options resolved; :class:`TournamentError` says
     what is wrong (an unknown format or game, bad options, too few entrants, an entrant
-    twice, ...)."""
+    twice, a move cap out of range, ...)."""
     try:
         kind = Format(format)
     except ValueError:
@@ -149,7 +160,9 @@ def make_spec(
     size = 2 if kind is Format.HEAD_TO_HEAD else table_size
     if not 2 <= size <= MAX_TABLE:
         raise TournamentError(f"table size must be from 2 to {MAX_TABLE}")
-    return Spec(kind, tuple(events), deals, tuple(entrants), size, timed)
+    if not 1 <= max_moves <= MAX_MOVES_LIMIT:
+        raise TournamentError(f"the move cap must be from 1 to {MAX_MOVES_LIMIT}")
+    return Spec(kind, tuple(events), deals, tuple(entrants), size, timed, max_moves)
 
 
 def _event_key(event: Event) -> tuple[str, tuple[tuple[str, Any], ...]]:
@@ -283,12 +296,16 @@ def _wire(value: Fraction) -> float:
 
 
 def matchpoints(results: Sequence[Result], higher_is_better: bool, timed: bool = True) -> dict[int, Fraction]:
-    """Each entrant's matchpoints on one deal: 1 per other entrant beaten, 1/2 per tie
-    (``timed``: the earlier finish breaks a tie of score and concession)."""
+    """Each entrant's matchpoints on one deal: 1 per other entrant beaten, 1/2 per tie. Entrants
+    rank by forfeit (last), score, then a game played out before a conceded one; ``timed``, the
+    earlier finish and then fewer moves break what is left of a tie, as in a race; untimed, it
+    stays a tie."""
     sign = -1 if higher_is_better else 1
 
     def key(r: Result) -> tuple[bool, float, bool, float, int]:
-        return (r.forfeit, sign * r.score, r.ended == "conceded", r.time if timed else 0.0, r.moves)
+        if not timed:
+            return (r.forfeit, sign * r.score, r.ended == "conceded", 0.0, 0)
+        return (r.forfeit, sign * r.score, r.ended == "conceded", r.time, r.moves)
 
     points: dict[int, Fraction] = {}
     for a in results:
@@ -380,6 +397,8 @@ def standings(spec: Spec, results: Mapping[int, Sequence[Result]]) -> list[Stand
 
 
 __all__ = [
+    "MAX_MOVES",
+    "MAX_MOVES_LIMIT",
     "MAX_TABLE",
     "Entrant",
     "Event",

@@ -45,7 +45,7 @@ from parlour.protocol.tournament import (
 
 EXPORT_FORMAT = "parlour-tournament-1"
 TOLERANCE = 1e-6  # standings' fractions travel as floats rounded to 4 places
-SUMMARY_FIELDS = ("format", "events", "deals", "entrants", "table_size", "timed")
+SUMMARY_FIELDS = ("format", "events", "deals", "entrants", "table_size", "timed", "max_moves")
 
 
 @dataclass
@@ -127,6 +127,7 @@ def _check_spec(export: Mapping[str, Any], summary: Mapping[str, Any], verdict: 
             spec.entrants,
             spec.table_size,
             spec.timed,
+            spec.max_moves,
         )
     except TournamentError as error:
         check.problems.append(f"the spec is not a tournament that can be held: {error}")

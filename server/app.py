@@ -1492,6 +1492,12 @@ class Server:
             self.early.pop(race_id, None)
             await self._unwatch_race(race_id)
             return None
+        held = self.races.get(race_id)
+        if held is not None:  # created on this node while this read it (a tournament's race): one copy only
+            self.loading.pop(race_id, None)
+            for event in self.early.pop(race_id, []):
+                self._apply_event(race_id, event)
+            return held
         self._adopt(race)
         if race.status is Status.FINISHED:
             when = (race.ended_at or time.time()) + self.config.keep_finished
@@ -1658,6 +1664,7 @@ def _invitation(race: Race, player: str) -> m.Invitation:
         expires_at=invitation.expires_at,
         seed=invitation.seed,
         tournament=race.tournament,
+        max_moves=race.max_moves,
     )
 
 

@@ -132,7 +132,7 @@ class Director:
             raise ProtocolError(ErrorCode.BAD_TOURNAMENT, "a tournament needs entrants: bots or seats for people")
         try:  # checked before the bots are looked for: the entrants below stand in for them
             stand_in = [Entrant(f"e{i}", f"e{i}") for i in range(max(2, len(wanted) + msg.people))]
-            spec = make_spec(msg.format, games, msg.deals, stand_in, msg.table_size, msg.timed)
+            spec = make_spec(msg.format, games, msg.deals, stand_in, msg.table_size, msg.timed, msg.max_moves)
         except TournamentError as error:
             raise ProtocolError(ErrorCode.BAD_TOURNAMENT, str(error)) from None
         bots = entrant_bots(await server._online_bots(), wanted, {e.game for e in spec.events})
@@ -149,12 +149,14 @@ class Director:
             deals=spec.deals,
             table_size=spec.table_size,
             entrants=[Entrant(b.player, b.name, True) for b in bots],
+            named=len(bots),
             people=msg.people,
             rated=msg.rated,
             timed=msg.timed,
             time_limit=msg.time_limit,
             forfeit_after=float(msg.forfeit_after),
             public=msg.public,
+            max_moves=spec.max_moves,
         )
         if seed is not None:
             tournament.seed = seed
@@ -173,15 +175,14 @@ class Director:
             tournament = await self._known(msg.tournament)
             if any(e.player == player.id for e in tournament.entrants):
                 return m.TournamentInfo(id=msg.id, tournament=await self._summary(tournament))
-            people = sum(not e.bot for e in tournament.entrants)
-            if tournament.status != TStatus.OPEN or people >= tournament.people:
+            if tournament.status != TStatus.OPEN or tournament.joined >= tournament.people:
                 raise ProtocolError(ErrorCode.TOURNAMENT_STARTED, "the tournament takes no more entrants")
-            tournament.entrants.append(Entrant(player.id, player.name, False))
+            tournament.entrants.append(Entrant(player.id, player.name, player.bot))
             try:
                 tournament = await self.store.save(tournament)
             except VersionConflict:
                 raise ProtocolError(ErrorCode.UNAVAILABLE, "the tournament changed meanwhile; try again", 0.1) from None
-            if people + 1 == tournament.people:
+            if tournament.joined == tournament.people:
                 tournament = await self._start(tournament)
         await self._tell(tournament)
         return m.TournamentInfo(id=msg.id, tournament=await self._summary(tournament))
@@ -196,6 +197,7 @@ class Director:
                 if len(tournament.entrants) < 2:
                     raise ProtocolError(ErrorCode.BAD_TOURNAMENT, "a tournament needs at least two entrants")
                 tournament = await self._start(tournament)
+                await self._tell(tournament)
         return m.TournamentInfo(id=msg.id, tournament=await self._summary(tournament))
 
     async def on_watch(self, conn: Connection, msg: m.TournamentWatch) -> m.Message:
@@ -405,6 +407,7 @@ class Director:
             created_at=now,
             tournament=tournament.id,
             deal=deal_seed(tournament.seed, slot.event, event.game, slot.deal),
+            max_moves=tournament.max_moves,
         )
         for i in slot.entrants:
             entrant = tournament.entrants[i]
@@ -422,7 +425,11 @@ class Director:
             server.held.discard(race.id)
             server._spawn(server._unwatch_race(race.id), ("unwatch", race.id))
             raise
-        server._adopt(race)
+        held = server.races.get(race.id)
+        if held is None:
+            server._adopt(race)
+        else:  # read from Redis meanwhile by a request that named it (its id is known before it exists)
+            race = held
         server._plan(race)
         log.info("tournament race created (slot %d)", slot.index, extra=Ids(race=race.id))
         for invitation in race.invited:
@@ -499,8 +506,8 @@ def _current_round(tournament: Tournament, results: Mapping[int, list[Result]]) 
 
 
 def _places(tournament: Tournament, results: list[Result], game_name: str) -> dict[str, int]:
-    """The places of one race's entrants (forfeits last, tied), for ratings; an untimed tournament's
-    without the finish times."""
+    """The places of one race's entrants (forfeits last, tied), for ratings, ranked as the tournament's
+    matchpoints rank them (an untimed tournament's by score and concession alone)."""
     played = [r for r in results if not r.forfeit]
     rows = [
         {"player": tournament.entrants[r.entrant].player, "score": r.score, "ended": r.ended, "time": r.time,

@@ -131,9 +131,11 @@ class Race:
     # A tournament's race: the tournament's id, and the deal's seed (secret until the race
     # ends). Every seat is kept for an invited entrant; one who joins is ready at once; one who
     # leaves, declines or lets the invitation lapse gives the seat up (a forfeit), and the race
-    # starts once everyone still expected is seated.
+    # starts once everyone still expected is seated. ``max_moves``: the tournament's move cap,
+    # told to the invited entrants (a game still going after it is conceded by its player).
     tournament: str | None = None
     deal: int | None = None
+    max_moves: int | None = None
 
     @property
     def game(self) -> Game[Any]:
@@ -382,6 +384,8 @@ class Race:
             out["invited"] = [invitation.to_map() for invitation in self.invited]
         if self.tournament is not None:
             out["tournament"] = self.tournament
+        if self.max_moves is not None:
+            out["max_moves"] = self.max_moves
         if self.commitment is not None:
             out["commitment"] = self.commitment
         if for_player is not None and self.seat_of(for_player) is not None:

@@ -2,9 +2,10 @@
 
 A rating moves once per finished rated race, from the race's ranking with ties: racers
 whose results are equal by the ranking rule (:func:`parlour.protocol.replay.ranked_results`:
-score, concession, time, moves) share a place. The races of an untimed tournament leave the
-finish time out, as the tournament's matchpoints do, so that their ratings follow from the
-moves alone. Replaying the same races in the same order from fresh ratings gives the same
+score, concession, time, moves) share a place. The races of an untimed tournament rank as its
+matchpoints do, by the score alone (then a game played out before a conceded one): neither the
+finish time nor the number of moves counts, so their ratings measure play, not speed, and
+follow from the moves alone. Replaying the same races in the same order from fresh ratings gives the same
 numbers, so stored ratings can always be recomputed from the stored results.
 
 Leaderboards order by the *ordinal* ``mu - 3 * sigma``: a conservative estimate that rises
@@ -46,11 +47,14 @@ def places_with_ties(
     results: Sequence[Mapping[str, Any]], higher_is_better: bool, timed: bool = True
 ) -> dict[str, int]:
     """Each player's place (1 best) in a race's ``results`` (each with ``player``, ``score``,
-    ``ended``, ``time``, ``moves``); equal results share the better place. Not ``timed``: the
-    finish time is left out (an untimed tournament's race)."""
+    ``ended``, and when ``timed`` ``time`` and ``moves``); equal results share the better place.
+    ``timed``: the race ranking (score, a game played out before a conceded one, time, moves).
+    Not ``timed`` (an untimed tournament's race): the score and concession alone."""
     sign = -1 if higher_is_better else 1
     keys = {
-        r["player"]: (sign * r["score"], r["ended"] == "conceded", r["time"] if timed else 0.0, r["moves"])
+        r["player"]: (sign * r["score"], r["ended"] == "conceded", r["time"], r["moves"])
+        if timed
+        else (sign * r["score"], r["ended"] == "conceded", 0.0, 0)
         for r in results
     }
     return {player: 1 + sum(other < key for other in keys.values()) for player, key in keys.items()}

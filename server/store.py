@@ -842,6 +842,7 @@ def encode_race(race: Race) -> dict[str, Any]:
         "invited": [[x.player, x.name, x.expires_at, x.by, x.seed] for x in race.invited],
         "tournament": race.tournament,
         "deal": None if race.deal is None else f"{race.deal:x}",
+        "max_moves": race.max_moves,
     }
 
 
@@ -866,4 +867,5 @@ def decode_race(data: dict[str, Any]) -> Race:
         invited=[Invitation(*x) for x in data.get("invited", ())],  # likewise; and without `by`
         tournament=data.get("tournament"),  # likewise
         deal=None if data.get("deal") is None else int(data["deal"], 16),
+        max_moves=data.get("max_moves"),  # likewise
     )

@@ -35,7 +35,7 @@ from typing import Any
 import msgpack
 
 from parlour.protocol.replay import commitment
-from parlour.protocol.tournament import Entrant, Event, Format, Result, Spec, schedule, standings
+from parlour.protocol.tournament import MAX_MOVES, Entrant, Event, Format, Result, Spec, schedule, standings
 from parlour.server.ratings import Rating
 from parlour.server.store import Store, VersionConflict
 
@@ -78,12 +78,14 @@ class Tournament:
     deals: int
     table_size: int
     entrants: list[Entrant]
-    people: int  # seats for people, taken by joining while it is open
+    people: int  # seats for people, taken by joining while it is open (by anyone: a bot too)
     rated: bool
     timed: bool
     time_limit: int  # seconds per race
     forfeit_after: float  # seconds an entrant has to take their seat in a race
     public: bool = True
+    named: int = 0  # entrants named at the creation (the bots): those after them took seats for people
+    max_moves: int = MAX_MOVES  # a game still going after this many moves is conceded (entrants are told)
     seed: int = field(default_factory=lambda: secrets.randbits(SEED_BITS))
     salt: bytes = field(default_factory=lambda: secrets.token_bytes(16))
     status: str = Status.OPEN
@@ -92,8 +94,15 @@ class Tournament:
     version: int = 0
 
     @property
+    def joined(self) -> int:
+        """Seats for people taken so far (by ``tournament_join``)."""
+        return len(self.entrants) - self.named
+
+    @property
     def spec(self) -> Spec:
-        return Spec(self.format, self.events, self.deals, tuple(self.entrants), self.table_size, self.timed)
+        return Spec(
+            self.format, self.events, self.deals, tuple(self.entrants), self.table_size, self.timed, self.max_moves
+        )
 
     @property
     def commitment(self) -> str:
@@ -117,6 +126,7 @@ class Tournament:
             "rated": self.rated,
             "timed": self.timed,
             "time_limit": self.time_limit,
+            "max_moves": self.max_moves,
             "forfeit_after": self.forfeit_after,
             "public": self.public,
             "status": self.status,
@@ -153,6 +163,8 @@ class Tournament:
             "time_limit": self.time_limit,
             "forfeit_after": self.forfeit_after,
             "public": self.public,
+            "max_moves": self.max_moves,
+            "named": self.named,
             "seed": f"{self.seed:x}",
             "salt": self.salt.hex(),
             "status": self.status,
@@ -180,6 +192,9 @@ class Tournament:
             time_limit=data["time_limit"],
             forfeit_after=data["forfeit_after"],
             public=data["public"],
+            max_moves=data.get("max_moves", MAX_MOVES),  # absent from records of older servers
+            # Likewise; they entered every joiner as a person, so the bots are the entrants named.
+            named=data.get("named", sum(bool(e[2]) for e in data["entrants"])),
             seed=int(data["seed"], 16),
             salt=bytes.fromhex(data["salt"]),
             status=data["status"],

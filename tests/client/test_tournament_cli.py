@@ -43,11 +43,12 @@ async def test_create_and_watch_a_tournament_then_its_standings_and_exports(
     at = ("--server", server.url)
     status, out = await run_parlour(
         tmp_path, "tournament", "create", "golf", "--bots", "random,greedy", "--deals", "3", "--seed", "7", "--untimed",
-        "--title", "Cup | one", "--watch", *at,
+        "--title", "Cup | one", "--max-moves", "200", "--watch", *at,
     )  # fmt: skip
     assert status == 0, out
     tid = re.search(r"Created\. Tournament (t\w+) 'Cup \| one': duplicate of golf; 3 deals, 3 races, unrated", out)
     assert tid is not None, out
+    assert re.search(r"untimed \(the score alone counts\), 10:00 a race, at most 200 moves a game;", out), out
     tid = tid.group(1)
     assert re.search(r"^Commitment to the tournament's seed: [0-9a-f]{64} \(revealed at the end\)\.$", out, re.M)
     assert f"Playing: {tid}-0 (golf deal 1: random, greedy)" in out
@@ -63,6 +64,7 @@ async def test_create_and_watch_a_tournament_then_its_standings_and_exports(
     status, out = await run_parlour(tmp_path, "tournament", "standings", tid, "--json", *at)
     summary = json.loads(out)
     assert status == 0 and summary["id"] == tid and summary["done"] == 3 and int(summary["seed"], 16) == 7
+    assert summary["max_moves"] == 200
 
     status, out = await run_parlour(tmp_path, "tournament", "export", tid, "--format", "csv", *at)
     rows = list(csv.DictReader(io.StringIO(out)))

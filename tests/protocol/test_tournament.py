@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from dataclasses import fields
 from fractions import Fraction
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from parlour.bots import arena
+from parlour.protocol.messages import TournamentCreate
 from parlour.protocol.tournament import (
+    MAX_MOVES,
+    MAX_MOVES_LIMIT,
     Entrant,
     Format,
     Result,
@@ -84,6 +89,8 @@ def test_deal_seeds_differ_by_deal_event_and_tournament_and_repeat_for_the_same(
         (("duplicate", [("golf", None)], 2, entrants(1)), "at least two"),
         (("duplicate", [("golf", None)], 2, [*entrants(2), Entrant("p0", "again")]), "twice"),
         (("duplicate", [("golf", None)], 2, entrants(2), 9), "table size"),
+        (("duplicate", [("golf", None)], 2, entrants(2), 8, True, 0), "move cap"),
+        (("duplicate", [("golf", None)], 2, entrants(2), 8, True, MAX_MOVES_LIMIT + 1), "move cap"),
     ],
 )
 def test_a_tournament_that_cannot_be_held_is_refused_saying_why(args: tuple, says: str) -> None:
@@ -92,8 +99,17 @@ def test_a_tournament_that_cannot_be_held_is_refused_saying_why(args: tuple, say
 
 
 def test_a_spec_reads_back_from_its_map() -> None:
-    spec = make_spec("mixed", [("cheer", {"win_loss": True}), ("carpet", None)], 3, entrants(4), 3, timed=False)
+    spec = make_spec(
+        "mixed", [("cheer", {"win_loss": True}), ("carpet", None)], 3, entrants(4), 3, timed=False, max_moves=400
+    )
     assert Spec.from_map(spec.to_map()) == spec
+    assert spec.to_map()["max_moves"] == 400
+
+
+def test_the_move_cap_is_the_arenas_unless_given() -> None:
+    assert make_spec("duplicate", [("golf", None)], 2, entrants(2)).max_moves == MAX_MOVES == arena.MAX_MOVES
+    assert TournamentCreate(id=1).max_moves == MAX_MOVES  # the wire's default and limits are the same
+    assert {f.name: f for f in fields(TournamentCreate)}["max_moves"].metadata["limits"] == (1, MAX_MOVES_LIMIT)
 
 
 def test_matchpoints_beat_in_the_games_direction_with_ties_halved_and_forfeits_last() -> None:
@@ -110,8 +126,25 @@ def test_at_an_equal_score_a_played_out_game_then_the_earlier_then_the_shorter_w
         result(3, 5, time=4.0, moves=3),
     ]
     assert matchpoints(rows, higher_is_better=True) == {0: 0, 1: 1, 2: 2, 3: 3}
-    untimed = matchpoints(rows, higher_is_better=True, timed=False)
-    assert untimed == {0: 0, 1: 2, 2: 1, 3: 3}  # without the clock: fewer moves decide
+
+
+def test_untimed_matchpoints_count_the_score_and_concession_alone() -> None:
+    """An untimed tournament measures play, not speed: equal scores of played-out games tie, however many
+    moves each took and whenever it ended; a conceded game still ranks below them, a better score above."""
+    rows = [
+        result(0, 5, ended="conceded", time=1.0, moves=1),
+        result(1, 5, time=9.0, moves=40),
+        result(2, 5, time=4.0, moves=9),
+        result(3, 5, time=4.0, moves=3),
+        result(4, 6, time=20.0, moves=300),
+    ]
+    assert matchpoints(rows, higher_is_better=True, timed=False) == {
+        0: 0,
+        1: Fraction(2),
+        2: Fraction(2),
+        3: Fraction(2),
+        4: 4,
+    }
 
 
 @given(st.lists(st.tuples(st.integers(0, 3), st.booleans(), st.integers(0, 2)), min_size=1, max_size=8))

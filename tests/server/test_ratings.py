@@ -19,11 +19,19 @@ def test_places_follow_the_ranking_rule_and_equal_results_share_a_place() -> Non
     assert places_with_ties(rows, higher_is_better=False)["a"] == 1
 
 
-def test_without_finish_times_fewer_moves_break_a_tie_of_score() -> None:
-    """An untimed tournament's race: the finish time is left out, as its matchpoints leave it out."""
-    rows = [row("slow", 7, time=9.0, moves=2), row("quick", 7, time=1.0, moves=3), row("twin", 7, time=5.0, moves=2)]
-    assert places_with_ties(rows, higher_is_better=True) == {"quick": 1, "twin": 2, "slow": 3}
-    assert places_with_ties(rows, higher_is_better=True, timed=False) == {"slow": 1, "twin": 1, "quick": 3}
+def test_untimed_places_follow_the_score_and_concession_alone() -> None:
+    """An untimed tournament's race ranks as its matchpoints do: neither the finish time nor the moves count."""
+    rows = [
+        row("slow", 7, time=9.0, moves=2),
+        row("quick", 7, time=1.0, moves=3),
+        row("twin", 7, time=5.0, moves=2),
+        row("gave-up", 7, ended="conceded", time=0.5, moves=1),
+        row("best", 9, time=9.5, moves=80),
+    ]
+    assert places_with_ties(rows, higher_is_better=True) == {"best": 1, "quick": 2, "twin": 3, "slow": 4, "gave-up": 5}
+    untimed = places_with_ties(rows, higher_is_better=True, timed=False)
+    assert untimed == {"best": 1, "slow": 2, "quick": 2, "twin": 2, "gave-up": 5}
+    assert places_with_ties([{"player": "a", "score": 1, "ended": "won"}], True, timed=False) == {"a": 1}
 
 
 def test_the_winner_rises_the_loser_falls_and_both_grow_surer() -> None:

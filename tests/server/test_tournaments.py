@@ -154,6 +154,7 @@ async def test_an_entrant_who_does_not_take_the_seat_forfeits_and_the_deal_is_pl
     assert info.value.code == "tournament_started"
     invitation = await bob.next_event(Invitation, timeout=10)
     assert invitation.tournament == created["id"] and invitation.race["game"] == "golf"
+    assert invitation.max_moves == invitation.race["max_moves"] == 3000  # the cap by default: the arena's
     # bob lets the seat go; greedy plays the deal alone, and its End does not reveal the deal
     summary = await finished(ann, created["id"], timeout=60)
     rows = {row["name"]: row for row in summary["standings"]}
@@ -191,3 +192,55 @@ async def test_a_tournaments_race_reveals_its_deal_only_when_the_tournament_ends
     await ann.close()
     for runner in runners:
         runner.kill()
+
+
+async def test_the_bots_are_told_the_tournaments_move_cap_and_concede_at_it(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    """The runners' own cap is 3000 moves; the tournament's, 5, comes with each invitation, and a game of Golf
+    (some 30 moves or more) still going after 5 moves is conceded there."""
+    runners = [await BotRun.start(server.url, bot, home=tmp_path / bot) for bot in ("random", "greedy")]
+    ann = await person(server.url)
+    for bot in ("random", "greedy"):
+        await bot_online(ann, bot)
+    created = (
+        await ann.tournament_create([("golf", None)], deals=2, bots=["random", "greedy"], seed=4, max_moves=5)
+    ).tournament
+    assert created["max_moves"] == 5
+    summary = await finished(ann, created["id"])
+    export = (await ann.tournament_export(created["id"])).export
+    assert export["spec"]["max_moves"] == 5
+    for race in export["races"]:
+        replay = race["replay"]
+        assert verify_replay(replay) == []
+        assert [(r["ended"], r["moves"]) for r in replay["results"]] == [("conceded", 5)] * 2
+        assert all(len(seat["log"]) == 6 and seat["log"][-1] == ["concede"] for seat in replay["seats"])
+    assert summary["done"] == 2
+    await ann.close()
+    for runner in runners:
+        runner.kill()
+
+
+async def test_a_bot_entering_by_tournament_join_is_a_bot_and_watchers_hear_of_the_start(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    """tournament_join records whether the entrant is a bot, as its hello said, and takes one of the seats for
+    people all the same; tournament_start tells the watchers."""
+    ann = await person(server.url, "ann")
+    cy = await person(server.url, "cy")
+    bot = await Client.connect(server.url, "walk-in", bot=True, games=["golf"])
+    created = (await ann.tournament_create([("golf", None)], deals=1, people=3, seed=2)).tournament
+    await cy.tournament_watch(created["id"])
+    joined = (await bot.tournament_join(created["id"])).tournament
+    assert [(e["name"], e["bot"]) for e in joined["entrants"]] == [("walk-in", True)]
+    assert (await cy.next_event(TournamentUpdate, timeout=10)).tournament["entrants"] == joined["entrants"]
+    joined = (await ann.tournament_join(created["id"])).tournament
+    assert [(e["name"], e["bot"]) for e in joined["entrants"]] == [("walk-in", True), ("ann", False)]
+    assert joined["status"] == "open"  # two of the three seats for people are taken
+    await cy.next_event(TournamentUpdate, timeout=10)
+    started = (await ann.tournament_start(created["id"])).tournament
+    assert started["status"] == "running"
+    update = (await cy.next_event(TournamentUpdate, timeout=10)).tournament
+    assert update["status"] == "running" and update["playing"] == [f"{created['id']}-0"]
+    for client in (ann, cy, bot):
+        await client.close()
