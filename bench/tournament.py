@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -67,12 +69,7 @@ class Figures:
 async def tournament(url: str, games: list[str], deals: int, seed: int, max_moves: int) -> Figures:
     """Create the tournament of the online bots ``BOTS`` and wait for its end; its figures."""
     async with await Client.connect(url, "bench") as client:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + READY
-        while {bot["name"] for bot in (await client.lobby()).bots or []} < set(BOTS):
-            if loop.time() > deadline:
-                raise RuntimeError(f"the bots did not come online in {READY:.0f} s")
-            await asyncio.sleep(0.1)
+        await online(client, BOTS)
         started = time.perf_counter()
         created = await client.tournament_create(
             [(game, None) for game in games],
@@ -95,8 +92,11 @@ async def tournament(url: str, games: list[str], deals: int, seed: int, max_move
     return Figures(len(export["results"]), sum(row["moves"] for row in rows), seconds)
 
 
-def through_the_server(games: list[str], deals: int, seed: int, max_moves: int) -> Figures:
-    """The tournament on a real server with real bot runner processes."""
+@contextlib.contextmanager
+def served(bots: dict[str, str]) -> Iterator[str]:
+    """A real server (its own embedded Redis in a temporary directory, the rate limits out of the way) and a
+    ``parlour bot run`` process for each of ``bots`` (entrant name -> installed bot); yields the server's URL.
+    Everything is stopped on the way out."""
     with tempfile.TemporaryDirectory() as home:
         port = free_port()
         server = start_process([*SERVE, "--port", str(port), "--data-dir", str(Path(home) / "d"), *BENCH_LIMITS],
@@ -105,13 +105,29 @@ def through_the_server(games: list[str], deals: int, seed: int, max_moves: int) 
         identities = str(Path(home) / "identities.json")  # each runner its own player, kept here
         runners = []
         try:
-            for name in BOTS:
-                command = [*SERVE[:-1], "bot", "run", "random", "--name", name, "--profile", name]
+            for name, bot in bots.items():
+                command = [*SERVE[:-1], "bot", "run", bot, "--name", name, "--profile", name]
                 runners.append(start_process([*command, "--identity", identities, "--server", url], "connected to"))
-            return asyncio.run(tournament(url, games, deals, seed, max_moves))
+            yield url
         finally:
             for process in [*runners, server]:
                 stop_process(process)
+
+
+async def online(client: Client, bots: Iterable[str]) -> None:
+    """Wait until every one of ``bots`` is in the lobby (RuntimeError after ``READY`` seconds)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + READY
+    while {bot["name"] for bot in (await client.lobby()).bots or []} < set(bots):
+        if loop.time() > deadline:
+            raise RuntimeError(f"the bots did not come online in {READY:.0f} s")
+        await asyncio.sleep(0.1)
+
+
+def through_the_server(games: list[str], deals: int, seed: int, max_moves: int) -> Figures:
+    """The tournament on a real server with real bot runner processes."""
+    with served({name: "random" for name in BOTS}) as url:
+        return asyncio.run(tournament(url, games, deals, seed, max_moves))
 
 
 def in_process(games: list[str], deals: int, seed: int, max_moves: int) -> Figures:
