@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
-from parlour.client.connection import Client, ClientError, End, Start
+from parlour.client.connection import Client, ClientError, End, Start, TournamentUpdate
 
 
 class BotRun:
@@ -140,3 +140,15 @@ def result_of(results: list[dict[str, Any]], player: str) -> dict[str, Any]:
     found = [r for r in results if r["player"] == player]
     assert len(found) == 1, f"no result for {player} in {results}"
     return found[0]
+
+
+async def finished(client: Client, tournament: str, timeout: float = 120) -> dict[str, Any]:
+    """The tournament's summary once it is finished (watching it); fails after ``timeout`` seconds."""
+    summary = (await client.tournament_watch(tournament)).tournament
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while summary["status"] != "finished":
+        left = deadline - loop.time()
+        assert left > 0, f"the tournament did not finish in {timeout} s: {summary.get('done')} races done"
+        summary = (await client.next_event(TournamentUpdate, timeout=left)).tournament
+    return dict(summary)

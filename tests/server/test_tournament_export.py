@@ -4,7 +4,6 @@ are each rejected, saying why. An export holds a race every entrant forfeited to
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
 from collections.abc import AsyncIterator
@@ -15,9 +14,7 @@ import pytest
 import pytest_asyncio
 
 from parlour.client.cli import main
-from parlour.client.connection import Client
-from parlour.protocol.messages import TournamentUpdate
-from tests.bots.helpers import BotRun, bot_online, person
+from tests.bots.helpers import BotRun, bot_online, finished, person
 from tests.conftest import ServerProcess
 
 pytestmark = pytest.mark.asyncio
@@ -27,17 +24,6 @@ pytestmark = pytest.mark.asyncio
 async def _no_process_left_behind() -> AsyncIterator[None]:
     yield
     await BotRun.cleanup()
-
-
-async def finished(client: Client, tournament: str, timeout: float = 60) -> dict[str, Any]:
-    summary = (await client.tournament_watch(tournament)).tournament
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while summary["status"] != "finished":
-        left = deadline - loop.time()
-        assert left > 0, f"the tournament did not finish in {timeout} s: {summary.get('done')} races done"
-        summary = (await client.next_event(TournamentUpdate, timeout=left)).tournament
-    return summary
 
 
 def verify(path: Path, export: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

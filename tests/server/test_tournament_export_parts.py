@@ -5,7 +5,6 @@ server queues for one connection (``--max-backlog``), and asking for it in one m
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -14,11 +13,10 @@ import msgpack
 import pytest
 import pytest_asyncio
 
-from parlour.client.connection import Client
 from parlour.protocol import messages as m
 from parlour.protocol.replay import verify_replay
 from parlour.protocol.tournament import Spec, schedule
-from tests.bots.helpers import BotRun, bot_online, person
+from tests.bots.helpers import BotRun, bot_online, finished, person
 
 pytestmark = pytest.mark.asyncio
 
@@ -29,14 +27,6 @@ BACKLOG = 16 * 1024  # the server's --max-backlog: a part holds a quarter of it 
 async def _no_process_left_behind() -> AsyncIterator[None]:
     yield
     await BotRun.cleanup()
-
-
-async def finished(client: Client, tournament: str, timeout: float = 60) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while (await client.tournament_watch(tournament)).tournament["status"] != "finished":
-        assert loop.time() < deadline, "the tournament did not finish"
-        await asyncio.sleep(0.2)
 
 
 async def test_a_long_export_comes_in_parts_within_the_servers_backlog_and_arrives_whole(

@@ -3,10 +3,8 @@ the schedule, records the results once, and publishes standings; watchers follow
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -15,7 +13,7 @@ from parlour.client.connection import Client, ClientError
 from parlour.protocol.messages import Invitation, TournamentUpdate
 from parlour.protocol.replay import verify_replay
 from parlour.protocol.tournament import Spec, deal_seed, schedule
-from tests.bots.helpers import BotRun, bot_online, person
+from tests.bots.helpers import BotRun, bot_online, finished, person
 from tests.conftest import ServerProcess
 
 pytestmark = pytest.mark.asyncio
@@ -25,18 +23,6 @@ pytestmark = pytest.mark.asyncio
 async def _no_process_left_behind() -> AsyncIterator[None]:
     yield
     await BotRun.cleanup()
-
-
-async def finished(client: Client, tournament: str, timeout: float = 120) -> dict[str, Any]:
-    """The tournament's summary once it is finished (watching it)."""
-    summary = (await client.tournament_watch(tournament)).tournament
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while summary["status"] != "finished":
-        left = deadline - loop.time()
-        assert left > 0, f"the tournament did not finish in {timeout} s: {summary.get('done')} races done"
-        summary = (await client.next_event(TournamentUpdate, timeout=left)).tournament
-    return summary
 
 
 async def test_a_duplicate_tournament_of_bots_plays_every_slot_and_ranks_them(
