@@ -2,7 +2,12 @@
 
 By default every server process starts its own embedded Redis in a temporary data
 directory. Set ``PARLOUR_TEST_REDIS_URL`` to run them against another Redis instead
-(each test then flushes that database first: give it a database of its own).
+(each test then flushes that database first: give it a database of its own; the tests then run
+one at a time, ``-n auto`` starting one worker).
+
+The suite runs in parallel (``-n auto`` in pyproject.toml): most tests wait on servers, sockets
+and timers rather than compute, so two workers on two cores finish well before one. Tests marked
+``heavy`` go first, so that the others share the remaining workers while they run.
 
 Several servers on one store (the nodes of a multi-node deployment): ``shared_redis`` is the URL of
 one Redis for the whole test, ``valkey_cluster`` a Redis Cluster of three primaries, and
@@ -30,6 +35,20 @@ from parlour.server.embedded_redis import EmbeddedRedis, RedisNotInstalled, find
 from tests.redis_cluster import ValkeyCluster
 
 REDIS_URL = os.environ.get("PARLOUR_TEST_REDIS_URL")
+MAX_WORKERS = 4  # more workers than this only contend for the cores the servers and bots they start need
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: a worker per core, at most ``MAX_WORKERS``, and at least two (a one-core machine still
+    overlaps the waits); one against a shared ``PARLOUR_TEST_REDIS_URL``, which every test flushes."""
+    if REDIS_URL:
+        return 1
+    return min(MAX_WORKERS, max(2, os.cpu_count() or 1))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The ``heavy`` tests first (a stable sort: the rest keep their order)."""
+    items.sort(key=lambda item: item.get_closest_marker("heavy") is None)
 
 
 def free_port() -> int:

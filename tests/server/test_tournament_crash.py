@@ -46,7 +46,7 @@ from tests.bots import sample_bots
 from tests.bots.helpers import BotRun, bot_online, person
 from tests.conftest import ServerProcess
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.heavy]
 
 BOTS = ("random", "greedy", "search", "eager")
 DEALS = 10
