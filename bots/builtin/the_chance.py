@@ -22,9 +22,12 @@ card in play (face up elsewhere, in the stock or the waste). Positions are judge
 what a win adds to the score, all in foundation cards.
 
 - :class:`Greedy` looks one move ahead: it applies each legal move to one world drawn from the view
-  and takes the move that raises :func:`worth` most, to a position not seen before; once it knows
+  and takes the move that raises :func:`judge` most, to a position not seen before; once it knows
   the stock, turning to a card and playing it counts as one move (a macro move that starts with a
-  turn). With nothing gaining, it turns the stock, or keeps the game going as above, or concedes.
+  turn). :func:`judge` weighs what :func:`worth` does (cards home, face-down cards, talon cards),
+  a king above face-down cards (it needs an empty column) and an empty column such a king can take,
+  and, the stock known, the cards the next pass will turn up that fit a column or go home. With
+  nothing gaining, it turns the stock, or keeps the game going as above, or concedes.
 - :class:`Search` is determinized search (perfect-information Monte Carlo): it draws worlds from
   the view and its memory (:attr:`Search.settings`: 8 a move, 4 under ``any``); in each, every
   macro move from the position gets its own depth-first search (best child first, an equal share of
@@ -74,6 +77,54 @@ def worth(state: ChanceState) -> float:
         return 52.0 + WIN_BONUS[state.options["sequence"]]  # type: ignore[index]
     down = sum(map(len, state.down))
     return n - W_DOWN * down - W_TALON * (len(state.stock) + len(state.waste))
+
+
+# Weights of the greedy bot's judgement (:func:`judge`), in foundation cards.
+GREEDY: dict[str, float] = {
+    "down": 0.6,  # a face-down card
+    "talon": 0.05,  # a card in the stock or the waste
+    "king": 0.2,  # a king heading the face-up cards of a column that has face-down cards (it needs an empty column)
+    "empty": 0.3,  # an empty column, as long as such a king waits for it
+    "reach": 0.03,  # a card the next pass turns up that fits a column or goes home (the stock known)
+}
+
+
+def judge(state: ChanceState, known: bool = False, w: Mapping[str, float] = GREEDY) -> float:
+    """The greedy bot's judgement of ``state``, in foundation cards: :func:`worth`'s cards home, face-down
+    cards and talon, plus the empty columns kings wait for and, ``known`` (the stock's order is known),
+    what the next pass through the stock will offer.
+
+    "Reach" counts the cards the next pass shows on top of the waste (every third card of the talon
+    from its start, and its last) that would go home or onto a column as the columns are now. Its
+    weight is below a talon card's, so playing a card from the waste always gains; between moves
+    that gain alike it prefers the one that leaves the next pass something to play.
+    """
+    found = state.found
+    n = found[0] + found[1] + found[2] + found[3]
+    if n == 52:
+        return 52.0 + WIN_BONUS[state.options["sequence"]]  # type: ignore[index]
+    value = n - w["talon"] * (len(state.stock) + len(state.waste))
+    ups = state.up
+    empty = sum(not u for u in ups)
+    waiting = 0  # kings above face-down cards
+    for i, down in enumerate(state.down):
+        if down:
+            value -= w["down"] * len(down)
+            if RANK[ups[i][0]] == KING:
+                waiting += 1
+    value += w["empty"] * min(empty, waiting) - w["king"] * waiting
+    if known:
+        accepts = ACCEPTS[state.options["sequence"]]  # type: ignore[index]
+        talon = state.waste + state.stock
+        tops = [u[-1] for u in ups if u]
+        fit = 0
+        for p in range(2, len(talon) + 2, 3):
+            card = talon[min(p, len(talon) - 1)]
+            home = card % 13 == found[card // 13]
+            if home or (RANK[card] == KING and empty) or any(card in accepts[t] for t in tops):
+                fit += 1
+        value += w["reach"] * fit
+    return value
 
 
 def _key(state: ChanceState) -> tuple[Any, ...]:
@@ -260,8 +311,19 @@ def draw(view: Mapping[str, Any], memory: _Memory, rng: Any) -> ChanceState:
 
 
 class Greedy(Bot):
+    """One move ahead in one drawn world, judged by :func:`judge`.
+
+    It weighs the cards home, the face-down cards (0.6 a card), the cards in the stock and the waste
+    (0.05), a king above face-down cards (-0.2) and an empty column while such a king waits for it
+    (+0.3), and once the stock is known the cards the next pass turns up that would go home or onto
+    a column (+0.03 each). Positions it has seen are not played again.
+    """
+
     name = "greedy"
-    summary = "The Chance: the move that most improves cards home, face-down cards and the stock, one move ahead."
+    summary = (
+        "The Chance: one move ahead, weighing cards home, face-down cards, the talon, kings and the empty"
+        " columns for them, and what the next pass of a known stock offers."
+    )
     games = frozenset({"the-chance"})
 
     def __init__(self, seed: int = 0) -> None:
@@ -279,16 +341,17 @@ class Greedy(Bot):
     def _pick(self, turn: Turn) -> Move:
         world = draw(turn.view, self.memory, self.rng)
         self.visited.add(_seen_key(world))
-        here = worth(world)
+        known = None not in self.memory.stock
+        here = judge(world, known)
         options = [(move, THE_CHANCE.apply(world, move)) for move in turn.moves if move != TURN]
-        if None not in self.memory.stock:
+        if known:
             # The stock is known: a run of turns and the card then played count as one move.
             options += [(move, after) for move, after in children(world) if move == TURN]
         best, chosen, neutral = 0.0, None, []
         for move, after in options:
             if _seen_key(after) in self.visited:
                 continue
-            gain = worth(after) - here
+            gain = judge(after, known) - here
             if gain > best + 1e-9:
                 best, chosen = gain, move
             elif gain > -1e-9 and move != TURN:
