@@ -27,12 +27,11 @@ import argparse
 import asyncio
 import json
 import sys
-import time
 from typing import Any
 
-from tournament import game_list, online, served
+from tournament import game_list, online, play_mixed, served
 
-from parlour.client.connection import Client, TournamentUpdate
+from parlour.client.connection import Client
 from parlour.games import game_names, get_game
 from parlour.protocol.tournament import MAX_MOVES_LIMIT, Spec, schedule
 from parlour.server.ratings import places_with_ties, replay
@@ -46,25 +45,7 @@ async def rated_tournament(
     """Play the rated tournament; its export, each game's leaderboard and the seconds it took."""
     async with await Client.connect(url, "bench") as client:
         await online(client, bots)
-        started = time.perf_counter()
-        created = await client.tournament_create(
-            [(game, None) for game in games],
-            format="mixed",
-            deals=deals,
-            bots=bots,
-            rated=True,
-            timed=False,
-            max_moves=max_moves,
-        )
-        tournament_id = created.tournament["id"]
-        summary = (await client.tournament_watch(tournament_id)).tournament
-        while summary["status"] != "finished":
-            summary = (await client.next_event(TournamentUpdate, timeout=3600)).tournament
-            if sys.stderr.isatty():
-                print(f"\r{summary.get('done', 0)}/{summary['races']} races", end="", file=sys.stderr, flush=True)
-        if sys.stderr.isatty():
-            print(file=sys.stderr)
-        seconds = time.perf_counter() - started
+        tournament_id, seconds = await play_mixed(client, bots, games, deals, max_moves, rated=True)
         export = (await client.tournament_export(tournament_id)).export
         boards = {game: list((await client.ratings(game)).ratings) for game in games}
     return export, boards, seconds

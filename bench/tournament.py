@@ -66,25 +66,45 @@ class Figures:
         }
 
 
+async def play_mixed(
+    client: Client,
+    bots: Iterable[str],
+    games: list[str],
+    deals: int,
+    max_moves: int,
+    *,
+    seed: int | None = None,
+    rated: bool = False,
+) -> tuple[str, float]:
+    """Create an untimed ``mixed`` tournament of the online ``bots`` and wait for its end (a count of races done
+    on a terminal's stderr meanwhile); its id and the seconds from its creation to its end."""
+    started = time.perf_counter()
+    created = await client.tournament_create(
+        [(game, None) for game in games],
+        format="mixed",
+        deals=deals,
+        bots=list(bots),
+        seed=seed,
+        rated=rated,
+        timed=False,
+        max_moves=max_moves,
+    )
+    tournament_id = created.tournament["id"]
+    summary = (await client.tournament_watch(tournament_id)).tournament
+    while summary["status"] != "finished":
+        summary = (await client.next_event(TournamentUpdate, timeout=3600)).tournament
+        if sys.stderr.isatty():
+            print(f"\r{summary.get('done', 0)}/{summary['races']} races", end="", file=sys.stderr, flush=True)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    return tournament_id, time.perf_counter() - started
+
+
 async def tournament(url: str, games: list[str], deals: int, seed: int, max_moves: int) -> Figures:
     """Create the tournament of the online bots ``BOTS`` and wait for its end; its figures."""
     async with await Client.connect(url, "bench") as client:
         await online(client, BOTS)
-        started = time.perf_counter()
-        created = await client.tournament_create(
-            [(game, None) for game in games],
-            format="mixed",
-            deals=deals,
-            bots=BOTS,
-            seed=seed,
-            timed=False,
-            max_moves=max_moves,
-        )
-        tournament_id = created.tournament["id"]
-        summary = (await client.tournament_watch(tournament_id)).tournament
-        while summary["status"] != "finished":
-            summary = (await client.next_event(TournamentUpdate, timeout=3600)).tournament
-        seconds = time.perf_counter() - started
+        tournament_id, seconds = await play_mixed(client, BOTS, games, deals, max_moves, seed=seed)
         export = (await client.tournament_export(tournament_id)).export
     rows = [row for slot in export["results"].values() for row in slot]
     if any(row["forfeit"] for row in rows):
