@@ -341,6 +341,9 @@ async def play_tournament(client: Client, tournament: str, summary: Summary, ter
             if status == "open":  # its first race comes before the news that it started
                 status = "running"
                 term.say("The tournament has started.")
+            # A seat is kept for us: try again a race named by a summary before it existed (the start's
+            # update names the first round's races while the director is still creating them).
+            tried.discard(str(event.race["id"]))
             waiting.append(str(event.race["id"]))
         elif isinstance(event, TournamentUpdate) and event.tournament.get("id") == tournament:
             news(event.tournament)
