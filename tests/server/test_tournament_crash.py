@@ -62,9 +62,9 @@ FLAGS = ("--rate", "2000", "--burst", "2000")
 MAX_MOVES = 500
 # What the calm run's ratings must show on each game: the (above, below) pairs among search, greedy and random
 # that ten deals tell apart on nearly every draw of deals: each pair on at least 998 draws in 1000, all of them
-# together on about 997. Measured by rating ten deals drawn at random from 500 arena deals of each game (search
-# from bots/STRENGTH.json, the other three bots played again with the same cap), ranked as an untimed
-# tournament ranks them: by score, then a game played out before a conceded one; equal results tie. Not
+# together on about 997: ``python bench/rating_odds.py`` (ten deals drawn at random from the 500 arena deals of
+# each game in bots/STRENGTH.json, rated as an untimed tournament rates them: by score, then a game played out
+# before a conceded one; equal results tie). Not
 # checked here, with the share of draws of ten deals that rank the pair right: search above greedy in Carpet
 # (0.974), Chris Cross Pairs (0.869: both win most deals, ties move no rating), Gate (0.973) and German
 # Patience (0.996); greedy above random in Carpet (0.993), Cheer (0.997), Chris Cross Pairs (0.996), Gaps
