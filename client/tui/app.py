@@ -189,8 +189,8 @@ class GameScreen(Screen[None]):
         view = self.table.view
         self.board = self.layout_.board(view)
         title = f"{self.table.game.title}  ·  {self.table.origin}  ·  {score_text(self.table.game.name, view)}"
-        self.query_one("#title", Static).update(f"{title}  ·  {plural(self.table.moves_made, 'move')}")
-        self.query_one("#status", Static).update(self.board.status)
+        self.put("#title", f"{title}  ·  {plural(self.table.moves_made, 'move')}")
+        self.put("#status", self.board.status)
         board_view = self.query_one(BoardView)
         if not board_view.show(self.board, self.marks()):
             board_view.remove()
@@ -215,9 +215,15 @@ class GameScreen(Screen[None]):
         return marks
 
     def say(self, text: str, refused: bool = False) -> None:
-        message = self.query_one("#message", Static)
-        message.update(Text(text))
-        message.set_class(refused, "refused")
+        """Show ``text`` on the message line (as an error if ``refused``)."""
+        self.put("#message", text)
+        self.query_one("#message", Static).set_class(refused, "refused")
+
+    def put(self, selector: str, text: str) -> None:
+        """Show ``text`` in one line's widget (only if it changed: an update lays the screen out again)."""
+        widget = self.query_one(selector, Static)
+        if str(widget.render()) != text:
+            widget.update(Text(text))
 
     # --- pressing ----------------------------------------------------------------------
 

@@ -246,6 +246,8 @@ class ChrisCrossPairsLayout(Layout):
 
     def attempt(self, view: View, src: str, dst: str, count: int) -> Move | str:
         rows = view["board"]["rows"]
+        if len(src) != 2 or len(dst) != 2:
+            return "cards are cast in pairs from the grid, and slide within it"
         target = rows[int(dst[1]) - 1]["abcde".index(dst[0])]
         if target is None:
             return Move("slide", src, dst)

@@ -85,7 +85,7 @@ def press(layout: Layout, view: View, board: Board, selected: Selection | None, 
         return Play(outgoing[0][1])
     empty = place.down == 0 and all(card is None for card in place.cards)
     if not outgoing and (empty or not place.source):
-        if len(incoming) == 1:  # a place only one move can fill: fill it (a gap of Gaps)
+        if empty and len(incoming) == 1:  # an empty place only one move can fill: fill it (a gap of Gaps)
             return Play(incoming[0])
         what = f"{place.label or name} is empty" if empty else f"nothing moves from {place.label or name}"
         return Refuse(what + (": choose the card to move first" if incoming else ""))

@@ -88,23 +88,37 @@ class PlaceView(Widget):
         super().__init__(classes="cell" if place.fan in ("cell", "caption") else "")
         self.place = place
         self.marks = Marks()
+        self._lines: list[Text] | None = None
 
     def show(self, place: Place, marks: Marks) -> None:
         """Draw ``place`` with ``marks`` from now on."""
         if place != self.place or marks != self.marks:
+            before = self.content_size_needed()
             self.place, self.marks = place, marks
-            self.refresh(layout=True)
+            self._lines = None
+            self.refresh(layout=self.content_size_needed() != before)  # a new layout only when the size changes
+
+    def content_size_needed(self) -> tuple[int, int]:
+        """The width and height the place's text takes."""
+        lines = self.lines()
+        return max(line.cell_len for line in lines), len(lines)
 
     def render(self) -> Text:
         return Text("\n").join(self.lines())
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        return max(line.cell_len for line in self.lines())
+        return self.content_size_needed()[0]
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self.lines())
+        return self.content_size_needed()[1]
 
     def lines(self) -> list[Text]:
+        """The place's text, line by line."""
+        if self._lines is None:
+            self._lines = self._draw()
+        return self._lines
+
+    def _draw(self) -> list[Text]:
         place, marks = self.place, self.marks
         if place.fan == "caption":
             return [Text(f" {place.label:>{CARD_WIDTH}} ", style="dim")]
