@@ -178,11 +178,17 @@ class GameScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.fit()
         self.redraw()
         self.say(f"{self.table.game.title}: arrows and Enter, or the mouse. h for a hint, ? for help.")
 
     def on_resize(self) -> None:
-        self.set_class(self.size.width >= 110 and self.size.height >= 36, "roomy")
+        self.fit()
+
+    def fit(self) -> None:
+        """Spread the board out on a big terminal (80x24 gets the compact board)."""
+        width, height = self.app.size
+        self.set_class(width >= 110 and height >= 36, "roomy")
 
     def redraw(self) -> None:
         """Draw the board from the table's view, with the cursor, selection, targets and hint."""
