@@ -2,7 +2,8 @@
 
 parlour games                               list the games and their options
 parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
-parlour play-local GAME [--seed N]          play a game in this terminal
+parlour play --practice [GAME] [--seed N]   the terminal app: practise any game against the engine
+parlour play-local GAME [--seed N]          play a game in this terminal, by typed lines
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
 parlour arena GAME --bots a,b --deals N     play bots on the same deals here and compare them
 parlour race create GAME [--bot NAME] | join CODE | resume [RACE]   race on a server (or a bot) here
@@ -133,6 +134,25 @@ def cmd_play_local(args: argparse.Namespace) -> int:
     state, origin = load_state(game, args)
     print(f"{game.title} ({origin}). Type 'help' for commands, '?' for the legal moves.")
     play_local(game, state, sys.stdin, sys.stdout)
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    if not args.practice:
+        raise CommandError(
+            "the app plays practice games only so far: 'parlour play --practice [GAME]'; "
+            "race on a server with 'parlour race'"
+        )
+    if args.game is not None:
+        get_game(args.game)  # an unknown game's error, before the screen is taken over
+    options = parse_options(args.option)
+    if args.game is None and (options or args.seed is not None):
+        raise CommandError("--seed and -o need a GAME")
+    if args.game is not None:
+        get_game(args.game).resolve_options(options)
+    from parlour.client.tui.app import PlayApp
+
+    PlayApp(args.game, args.seed, options).run()
     return 0
 
 
@@ -686,6 +706,13 @@ def build_parser() -> argparse.ArgumentParser:
     play = commands.add_parser("play-local", help="play a game in this terminal")
     game_args(play)
     play.set_defaults(run=cmd_play_local)
+
+    app = commands.add_parser("play", help="the terminal app (so far: practice against the local engine)")
+    app.add_argument("--practice", action="store_true", help="play offline against the local engine")
+    app.add_argument("game", metavar="GAME", nargs="?", help="the game to practise (default: choose in the app)")
+    app.add_argument("--seed", type=parse_seed, help=f"the deal's seed, 0 to 2**{SEED_BITS}-1 (default: random)")
+    app.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
+    app.set_defaults(run=cmd_play)
 
     solve = commands.add_parser("solve", help="solve a Golf board with full knowledge of the deal")
     solve.add_argument("game", metavar="GAME", help="the game (golf)")
