@@ -68,7 +68,10 @@ MAX_MOVES = 500
 # checked here, with the share of draws of ten deals that rank the pair right: search above greedy in Carpet
 # (0.974), Chris Cross Pairs (0.869: both win most deals, ties move no rating), Gate (0.973) and German
 # Patience (0.996); greedy above random in Carpet (0.993), Cheer (0.997), Chris Cross Pairs (0.996), Gaps
-# (0.964) and Gate (0.954). bench/ratings.py shows the whole order on every game with more deals.
+# (0.964) and Gate (0.954); search above greedy in Golf neither: its search plays for the win and, when the
+# deal is lost, often leaves more cards than greedy (on 60 deals of seed 5 it scored better on 52%, worse on
+# 33%), so ten deals may rate greedy above it (CI saw it once). bench/ratings.py shows the whole order on
+# every game with more deals.
 RANKED: dict[str, list[tuple[str, str]]] = {
     "carpet": [("search", "random")],
     "cheer": [("search", "greedy"), ("search", "random")],
@@ -76,7 +79,7 @@ RANKED: dict[str, list[tuple[str, str]]] = {
     "gaps": [("search", "greedy"), ("search", "random")],
     "gate": [("search", "random")],
     "german-patience": [("greedy", "random"), ("search", "random")],
-    "golf": [("search", "greedy"), ("greedy", "random"), ("search", "random")],
+    "golf": [("greedy", "random"), ("search", "random")],
     "the-chance": [("search", "random")],
 }
 
