@@ -266,6 +266,15 @@ that the deals' spread, not the bots, makes the two means' intervals overlap.
 
 # Why a game's figures look as they do, where the numbers alone mislead (Markdown, under the tables).
 NOTES = {
+    "golf": """**Golf: about 24%, not clearly 25%.** The search bot's share of wins depends on the deals
+more than its interval suggests: on the 500 deals above it wins 126 (25.2%), on the next 500
+(`parlour arena golf --bots search --deals 500 --seed 1`) 112 (22.4%), so about 23.8% over
+1000; the bot before it won 117 on each. Measured against exact blind play (every chain end
+valued exactly from positions with 9 and 10 stock cards left, 400 positions each) it gives away
+about 0.3 points of win rate per decision, most of it from its rollout policy rather than from
+too few rollouts; exact play from 12 stock cards left on deals 0-199 wins 22.3% where the bot
+before this one won 19.0%, so a blind player's optimum is probably 25-28%. A player who sees
+every card wins about 44% (the ceiling).""",
     "the-chance": """**The Chance: the deal decides most of the score.** A won game scores far more than any
 lost one: under `suit` a win scores 4 x (52 - 5) = 188 and a loss n - 5 for its n cards home (a
 loss usually puts about five home, so scores near 0); under `alternate` 42 against (n - 10) / 2.
