@@ -125,6 +125,8 @@ class RaceTable:
         try:
             ack = await self.client.move(self.race_id, self._seq, move.wire())
         except ClientError as error:
+            if error.code == "stale_seq":  # another connection of this player moved: catch up
+                await self.resync()
             raise refusal(error) from None
         self._took(ack.seq, ack.view, +1)
         return self._view
@@ -148,6 +150,12 @@ class RaceTable:
             raise refusal(error) from None
         self._seq, self._view = ack.seq, dict(ack.view)
         return self._view
+
+    async def resync(self) -> None:
+        """Take the seat's ``seq`` and view from a snapshot (after a reconnection, or a ``stale_seq``)."""
+        snapshot = await self.client.snapshot(self.race_id)
+        if snapshot.view is not None:
+            self._seq, self._view = snapshot.seq, dict(snapshot.view)
 
     def hint(self) -> Move | None:
         if not self._view.get("moves"):

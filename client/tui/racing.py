@@ -18,7 +18,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
-from parlour.client.connection import Client, ClientError, Disconnected, End
+from parlour.client.connection import Client, ClientError, Disconnected, End, Resumed
 from parlour.client.tui.app import ENDINGS, GameScreen, refusal_text, score_text
 from parlour.client.tui.race import RaceTable, clock_text, open_race, results_text
 from parlour.client.tui.widgets import BoardView
@@ -106,6 +106,9 @@ class RaceScreen(GameScreen):
         """Take in the client's events until the race ends (or the client closes)."""
         try:
             async for event in self.race.client.events():
+                if isinstance(event, Resumed) and self.race.race_id in event.races:
+                    await self.caught_up()
+                    continue
                 if not self.race.heard(event):
                     continue
                 self.show_race()
@@ -114,6 +117,17 @@ class RaceScreen(GameScreen):
                     return
         except Disconnected as error:
             self.say(f"The connection is lost: {error}", refused=True)
+
+    async def caught_up(self) -> None:
+        """After a reconnection: the seat's view again, from a snapshot."""
+        try:
+            await self.race.resync()
+        except ClientError as error:
+            self.say(f"Reconnected, but the race is gone: {printable(error.message)}", refused=True)
+            return
+        self.drop()
+        self.redraw()
+        self.say("Reconnected.")
 
     def game_over(self) -> None:
         if self.race.end is not None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -150,3 +152,64 @@ async def test_a_golf_race_against_the_random_bot_on_a_real_server(server: Serve
         assert "ann" in ranking and "random" in ranking and len(ranking.splitlines()) == 2
         assert "Conceded." in str(result.query_one("#ending", Static).render())
         await pilot.press("q")
+
+
+@pytest.mark.asyncio
+async def test_undo_in_a_race_that_allows_it(server: ServerProcess, tmp_path: Path) -> None:
+    await BotRun.start(server.url, "random", "--races", "1", home=tmp_path)
+
+    async def connect() -> Client:
+        client = await Client.connect(server.url, "ann")
+        await bot_online(client, "random")
+        return client
+
+    layout = layout_for("golf")
+    app = RaceApp(connect, "golf", "random", undo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RaceScreen), what="the race starts")
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        table = screen.race
+        start = table.view
+        assert screen.check_action("undo", ())
+        await pilot.press("u")
+        assert message(screen) == ("illegal_move: there is no move to undo", True)
+
+        _, places = keyed_move(layout, start, screen.cursor)
+        for place in places:
+            await press_at(pilot, screen, place)
+        assert table.moves_made == 1
+        await pilot.press("u")
+        assert message(screen) == ("Took the last move back.", False)
+        assert table.view == start and table.moves_made == 0  # the server's view after the undo
+        assert drawn(screen) == layout.board(start).places()
+
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
+        await pilot.press("q")
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_cannot_be_reached_is_said_in_the_app() -> None:
+    async def connect() -> Client:
+        raise ConnectionRefusedError("connection refused")
+
+    app = RaceApp(connect, "golf", "random")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "Cannot race" in str(app.screen.query_one("#waiting", Static).render()))
+        assert "connection refused" in str(app.screen.query_one("#waiting", Static).render())
+
+
+def test_the_command_line_needs_a_bot_and_a_known_game() -> None:
+    def parlour(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "parlour.client.cli", "play", *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+    no_bot = parlour("--race", "golf")
+    assert no_bot.returncode != 0 and "--bot NAME" in no_bot.stderr
+    unknown = parlour("--race", "chess", "--bot", "random")
+    assert unknown.returncode != 0 and "chess" in unknown.stderr
+    both = parlour("--race", "golf", "--practice", "--bot", "random")
+    assert both.returncode != 0 and "no --practice" in both.stderr
+    neither = parlour()
+    assert neither.returncode != 0 and "--race GAME --bot NAME" in neither.stderr
