@@ -213,3 +213,35 @@ def test_the_command_line_needs_a_bot_and_a_known_game() -> None:
     assert both.returncode != 0 and "no --practice" in both.stderr
     neither = parlour()
     assert neither.returncode != 0 and "--race GAME --bot NAME" in neither.stderr
+
+
+@pytest.mark.asyncio
+async def test_a_move_made_from_another_connection_is_caught_up_with(server: ServerProcess, tmp_path: Path) -> None:
+    await BotRun.start(server.url, "random", "--races", "1", home=tmp_path)
+
+    async def connect() -> Client:
+        client = await Client.connect(server.url, "ann")
+        await bot_online(client, "random")
+        return client
+
+    layout = layout_for("golf")
+    app = RaceApp(connect, "golf", "random")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RaceScreen), what="the race starts")
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        table = screen.race
+        start = table.view
+        # Another connection of the same player turns the stock; this one, behind, sends a pile's card
+        # (any other entry than the one standing at that seq: the same one would be a duplicate).
+        async with await Client.connect(server.url, "ann", token=table.client.token) as other:
+            state = await other.snapshot(table.race_id)
+            ack = await other.move(table.race_id, state.seq, ["turn"])
+        for place in sent_but_illegal(layout, start, screen.cursor):
+            await press_at(pilot, screen, place)
+        text, refused = message(screen)
+        assert refused and text.startswith("stale_seq: "), text
+        assert table.view == ack.view  # caught up: the board is the other connection's
+        assert drawn(screen) == layout.board(ack.view).places()
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
