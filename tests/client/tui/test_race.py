@@ -5,20 +5,23 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+from textual.app import App
 from textual.widgets import Static
 
-from parlour.client.connection import Client, ClientError, End, Progress
+from parlour.client.connection import Client, ClientError, End, Progress, Start
 from parlour.client.tui.app import GameScreen
 from parlour.client.tui.layouts import Layout, layout_for, legal_moves
 from parlour.client.tui.picking import Play, Select, press
 from parlour.client.tui.race import (
     Opponent,
+    RaceTable,
     Refused,
     clock_text,
     opponents_from,
@@ -27,7 +30,7 @@ from parlour.client.tui.race import (
     results_text,
 )
 from parlour.client.tui.racing import RaceApp, RaceResultScreen, RaceScreen
-from parlour.games import IllegalMove
+from parlour.games import IllegalMove, game_names, get_game
 from tests.bots.helpers import BotRun, bot_online
 from tests.client.tui.test_app import drawn, keyed_move, message, path_keys, press_at
 from tests.conftest import ServerProcess
@@ -117,6 +120,8 @@ async def test_a_golf_race_against_the_random_bot_on_a_real_server(server: Serve
         table = screen.race
         start = table.view
         assert race_text(screen).splitlines()[0] in ("Time 10:00", "Time 9:59")
+        board_area = screen.query_one("#table")
+        assert board_area.max_scroll_x == 0 and board_area.max_scroll_y == 0  # the race fits 80x24 too
         assert not screen.check_action("undo", ())  # a race without undo
 
         # A move no legal move matches, sent to the server: its reason, the board as it was.
@@ -245,3 +250,39 @@ async def test_a_move_made_from_another_connection_is_caught_up_with(server: Ser
         assert drawn(screen) == layout.board(ack.view).places()
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
+
+
+class Silent:
+    """A client whose events never come (for the screen alone, without a server)."""
+
+    async def events(self) -> AsyncIterator[object]:
+        await asyncio.Event().wait()
+        yield None
+
+
+class OneRace(App[None]):
+    def __init__(self, table: RaceTable) -> None:
+        super().__init__()
+        self.table = table
+
+    def on_mount(self) -> None:
+        self.push_screen(RaceScreen(self.table))
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", game_names())
+async def test_every_game_s_race_screen_fits_80x24_with_the_clock_and_two_opponents(name: str) -> None:
+    game = get_game(name)
+    race = {"id": "r", "game": name, "players": [{"seat": s, "name": who} for s, who in enumerate(["ann", "bo", "cy"])]}
+    start = Start(race="r", seat=0, deadline=time.time() + 90, seq=0, view=game.view(game.deal(7), "player"))
+    table = RaceTable(Silent(), race, start)  # type: ignore[arg-type]
+    app = OneRace(table)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RaceScreen) and bool(race_text(app.screen)))
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        clock, *others = race_text(screen).splitlines()
+        assert clock in ("Time 1:30", "Time 1:29")
+        assert others == ["bo: score -, 0 moves, playing", "cy: score -, 0 moves, playing"]
+        board_area = screen.query_one("#table")
+        assert board_area.max_scroll_x == 0 and board_area.max_scroll_y == 0, (name, board_area.max_scroll_y)
