@@ -82,15 +82,16 @@ class HelpScreen(ModalScreen[None]):
                                   border: round $accent; background: $surface; padding: 0 1; }
     """
 
-    def __init__(self, game_name: str) -> None:
+    def __init__(self, game_name: str, keys: str = KEYS_HELP) -> None:
         super().__init__()
         self.game_name = game_name
+        self.keys = keys
 
     def compose(self) -> ComposeResult:
         game = get_game(self.game_name)
         with VerticalScroll():
             yield Static(Text.from_markup(f"[b]{game.title}[/b]: ") + Text(game.summary))
-            yield Static(Text.from_markup(KEYS_HELP))
+            yield Static(Text.from_markup(self.keys), id="keys")
         yield Footer()
 
 

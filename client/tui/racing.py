@@ -19,11 +19,16 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
 from parlour.client.connection import Client, ClientError, Disconnected, End, Resumed
-from parlour.client.tui.app import ENDINGS, GameScreen, refusal_text, score_text
+from parlour.client.tui.app import ENDINGS, KEYS_HELP, GameScreen, HelpScreen, refusal_text, score_text
 from parlour.client.tui.race import RaceTable, clock_text, open_race, results_text
 from parlour.client.tui.widgets import BoardView
 from parlour.games import GameError
 from parlour.protocol.text import printable
+
+RACE_KEYS_HELP = KEYS_HELP.replace(
+    "  u   undo your last move\n", "  u   undo your last move (in a race created with undo)\n"
+).replace("  n   a new deal of this game\n", "  c   concede: end your game now, scored as it stands\n")
+HURRY = 60  # seconds left from which the clock is marked
 
 
 class RaceResultScreen(ModalScreen[str]):
@@ -66,6 +71,7 @@ class RaceScreen(GameScreen):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "concede", "Concede")]
     DEFAULT_CSS = """
     RaceScreen #race { height: auto; background: $boost; padding: 0 1; }
+    RaceScreen #race.hurry { color: $warning; text-style: bold; }
     """
 
     def __init__(self, table: RaceTable) -> None:
@@ -101,6 +107,8 @@ class RaceScreen(GameScreen):
     def show_race(self) -> None:
         if self.query("#race"):  # not while the screen is being mounted or taken down
             self.put("#race", self.race_lines())
+            hurry = self.race.end is None and self.race.time_left() < HURRY
+            self.query_one("#race", Static).set_class(hurry, "hurry")
 
     async def listen(self) -> None:
         """Take in the client's events until the race ends (or the client closes)."""
@@ -142,6 +150,9 @@ class RaceScreen(GameScreen):
     def after_race(self, what: str | None) -> None:
         if what == "quit":
             self.app.exit()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(self.race.game.name, RACE_KEYS_HELP))
 
     async def action_concede(self) -> None:
         if self.race.view.get("ended") is not None:

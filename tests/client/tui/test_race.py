@@ -16,7 +16,7 @@ from textual.app import App
 from textual.widgets import Static
 
 from parlour.client.connection import Client, ClientError, End, Progress, Start
-from parlour.client.tui.app import GameScreen
+from parlour.client.tui.app import GameScreen, HelpScreen
 from parlour.client.tui.layouts import Layout, layout_for, legal_moves
 from parlour.client.tui.picking import Play, Select, press
 from parlour.client.tui.race import (
@@ -286,3 +286,22 @@ async def test_every_game_s_race_screen_fits_80x24_with_the_clock_and_two_oppone
         assert others == ["bo: score -, 0 moves, playing", "cy: score -, 0 moves, playing"]
         board_area = screen.query_one("#table")
         assert board_area.max_scroll_x == 0 and board_area.max_scroll_y == 0, (name, board_area.max_scroll_y)
+        assert not screen.query_one("#race", Static).has_class("hurry")
+
+
+@pytest.mark.asyncio
+async def test_the_clock_is_marked_in_the_last_minute_and_the_help_tells_the_race_s_keys() -> None:
+    game = get_game("golf")
+    race = {"id": "r", "game": "golf", "players": [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bo"}]}
+    start = Start(race="r", seat=0, deadline=time.time() + 30, seq=0, view=game.view(game.deal(7), "player"))
+    app = OneRace(RaceTable(Silent(), race, start))  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RaceScreen) and bool(race_text(app.screen)))
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        assert screen.query_one("#race", Static).has_class("hurry")
+        assert not screen.check_action("new_deal", ()) and not screen.check_action("undo", ())
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = str(app.screen.query_one("#keys", Static).render())
+        assert "c   concede" in keys and "new deal" not in keys and "created with undo" in keys
