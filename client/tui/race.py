@@ -20,6 +20,7 @@ from parlour.bots.base import Turn
 from parlour.bots.greedy import GreedyBot
 from parlour.client.connection import Client, ClientError, End, Progress, Start
 from parlour.client.line_play import describe_error, plural
+from parlour.client.line_race import server_offset
 from parlour.games import Game, GameError, IllegalMove, Move, get_game
 from parlour.protocol.text import printable
 
@@ -186,9 +187,7 @@ async def open_race(
     race_id = str(info["id"])
     await client.ready(race_id)
     await client.invite(race_id, bot)
-    before = time.time()
-    pong = await client.ping()
-    offset = pong.time - (before + time.time()) / 2
+    offset = await server_offset(client)
     start = await client.next_event(Start, race=race_id, timeout=timeout)
     summary = (await client.snapshot(race_id)).race  # with the bot's seat and name
     return RaceTable(client, summary, start, offset)

@@ -8,6 +8,7 @@ other seats' ``progress``, the race's ``end``) and redraws the race line; a time
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
@@ -27,8 +28,11 @@ from parlour.protocol.text import printable
 
 RACE_KEYS_HELP = KEYS_HELP.replace(
     "  u   undo your last move\n", "  u   undo your last move (in a race created with undo)\n"
-).replace("  n   a new deal of this game\n", "  c   concede: end your game now, scored as it stands\n")
+).replace(
+    "  n   a new deal of this game\n", "  c   concede (press it twice): your game ends now, scored as it stands\n"
+)
 HURRY = 60  # seconds left from which the clock is marked
+CONFIRM = 3.0  # seconds within which a second c concedes
 
 
 class RaceResultScreen(ModalScreen[str]):
@@ -68,7 +72,7 @@ class RaceResultScreen(ModalScreen[str]):
 class RaceScreen(GameScreen):
     """A race's game screen: the practice screen's board and keys, the clock and the opponents."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "concede", "Concede")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "concede", "Concede (c c)")]
     DEFAULT_CSS = """
     RaceScreen #race { height: auto; background: $boost; padding: 0 1; }
     RaceScreen #race.hurry { color: $warning; text-style: bold; }
@@ -77,6 +81,7 @@ class RaceScreen(GameScreen):
     def __init__(self, table: RaceTable) -> None:
         super().__init__(table)
         self.race: RaceTable = table
+        self.asked_to_concede = -CONFIRM  # when c was pressed first (time.monotonic())
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
@@ -155,8 +160,14 @@ class RaceScreen(GameScreen):
         self.app.push_screen(HelpScreen(self.race.game.name, RACE_KEYS_HELP))
 
     async def action_concede(self) -> None:
+        """The first ``c`` asks; a second within :data:`CONFIRM` seconds concedes."""
         if self.race.view.get("ended") is not None:
             self.game_over()
+            return
+        now = time.monotonic()
+        if now - self.asked_to_concede > CONFIRM:
+            self.asked_to_concede = now
+            self.say("Press c again to concede: your game ends now, scored as it stands.")
             return
         self.drop()
         try:

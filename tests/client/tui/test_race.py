@@ -147,7 +147,9 @@ async def test_a_golf_race_against_the_random_bot_on_a_real_server(server: Serve
         await until(pilot, lambda: race_text(screen).splitlines()[1] == bot.line(), what="the panel redrawn")
         assert bot.line().startswith(f"random: score {bot.score}, {bot.moves} moves, ")
 
-        # Concede; once the bot is done too, the race's result.
+        # Concede (c asks, a second c concedes); once the bot is done too, the race's result.
+        await pilot.press("c")
+        assert message(screen)[0].startswith("Press c again to concede") and table.view["ended"] is None
         await pilot.press("c")
         assert table.view["ended"] == "conceded"
         await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
@@ -189,7 +191,7 @@ async def test_undo_in_a_race_that_allows_it(server: ServerProcess, tmp_path: Pa
         assert table.view == start and table.moves_made == 0  # the server's view after the undo
         assert drawn(screen) == layout.board(start).places()
 
-        await pilot.press("c")
+        await pilot.press("c", "c")
         await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
         await pilot.press("q")
 
@@ -248,7 +250,7 @@ async def test_a_move_made_from_another_connection_is_caught_up_with(server: Ser
         assert refused and text.startswith("stale_seq: "), text
         assert table.view == ack.view  # caught up: the board is the other connection's
         assert drawn(screen) == layout.board(ack.view).places()
-        await pilot.press("c")
+        await pilot.press("c", "c")
         await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
 
 
@@ -304,4 +306,4 @@ async def test_the_clock_is_marked_in_the_last_minute_and_the_help_tells_the_rac
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         keys = str(app.screen.query_one("#keys", Static).render())
-        assert "c   concede" in keys and "new deal" not in keys and "created with undo" in keys
+        assert "concede (press it twice)" in keys and "new deal" not in keys and "created with undo" in keys
