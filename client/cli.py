@@ -3,6 +3,7 @@
 parlour games                               list the games and their options
 parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
 parlour play --practice [GAME] [--seed N]   the terminal app: practise any game against the engine
+parlour play --race GAME --bot NAME         the terminal app: race a bot on the server
 parlour play-local GAME [--seed N]          play a game in this terminal, by typed lines
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
 parlour arena GAME --bots a,b --deals N     play bots on the same deals here and compare them
@@ -138,10 +139,12 @@ def cmd_play_local(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    if args.race is not None:
+        return play_race(args)
     if not args.practice:
         raise CommandError(
-            "the app plays practice games only so far: 'parlour play --practice [GAME]'; "
-            "race on a server with 'parlour race'"
+            "the app plays practice games and races against a bot so far: 'parlour play --practice [GAME]', "
+            "'parlour play --race GAME --bot NAME [--server URL]'; race people with 'parlour race'"
         )
     if args.game is not None:
         get_game(args.game)  # an unknown game's error, before the screen is taken over
@@ -153,6 +156,21 @@ def cmd_play(args: argparse.Namespace) -> int:
     from parlour.client.tui.app import PlayApp
 
     PlayApp(args.game, args.seed, options).run()
+    return 0
+
+
+def play_race(args: argparse.Namespace) -> int:
+    """``parlour play --race GAME --bot NAME``: create a race on the server, invite the bot, play it in the app."""
+    if args.practice or args.game is not None:
+        raise CommandError("--race plays on a server: it takes no --practice and no GAME")
+    if args.bot is None:
+        raise CommandError("name the bot to race: --bot NAME (see 'parlour races' for the bots online)")
+    get_game(args.race)
+    from parlour.client.line_race import connect
+    from parlour.client.tui.racing import RaceApp
+
+    who = account(args)
+    RaceApp(lambda: connect(who), args.race, args.bot, time_limit=args.time_limit, undo=args.undo).run()
     return 0
 
 
@@ -707,11 +725,16 @@ def build_parser() -> argparse.ArgumentParser:
     game_args(play)
     play.set_defaults(run=cmd_play_local)
 
-    app = commands.add_parser("play", help="the terminal app (so far: practice against the local engine)")
+    app = commands.add_parser("play", help="the terminal app (so far: practice, and a race against a bot)")
     app.add_argument("--practice", action="store_true", help="play offline against the local engine")
     app.add_argument("game", metavar="GAME", nargs="?", help="the game to practise (default: choose in the app)")
     app.add_argument("--seed", type=parse_seed, help=f"the deal's seed, 0 to 2**{SEED_BITS}-1 (default: random)")
     app.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
+    app.add_argument("--race", metavar="GAME", help="create a race of GAME on the server and race --bot in it")
+    app.add_argument("--bot", metavar="NAME", help="the bot invited to the race (a name from 'parlour races')")
+    app.add_argument("--time-limit", type=int, default=600, metavar="SECONDS", help="the race's time limit")
+    app.add_argument("--undo", action="store_true", help="allow undo in the race")
+    client_options(app)
     app.set_defaults(run=cmd_play)
 
     solve = commands.add_parser("solve", help="solve a Golf board with full knowledge of the deal")

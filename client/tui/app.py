@@ -27,6 +27,7 @@ from parlour.client.tui.board import Board, Direction, step
 from parlour.client.tui.layouts import Layout, layout_for
 from parlour.client.tui.picking import Clear, Play, Refuse, Select, Selection, counts_from, press
 from parlour.client.tui.practice import Practice, Table
+from parlour.client.tui.race import Refused
 from parlour.client.tui.widgets import BoardView, Marks, PlaceView
 from parlour.games import GameError, Move, game_names, get_game
 
@@ -60,6 +61,11 @@ KEYS_HELP = """\
 """
 
 
+def refusal_text(error: GameError) -> str:
+    """A refused move or undo, worded as the server words it (the server's own words in a race)."""
+    return str(error) if isinstance(error, Refused) else describe_game_error(error)
+
+
 def score_text(game_name: str, view: dict[str, Any]) -> str:
     """``Score 12 (lower is better)``."""
     direction = "higher" if get_game(game_name).higher_is_better else "lower"
@@ -76,15 +82,16 @@ class HelpScreen(ModalScreen[None]):
                                   border: round $accent; background: $surface; padding: 0 1; }
     """
 
-    def __init__(self, game_name: str) -> None:
+    def __init__(self, game_name: str, keys: str = KEYS_HELP) -> None:
         super().__init__()
         self.game_name = game_name
+        self.keys = keys
 
     def compose(self) -> ComposeResult:
         game = get_game(self.game_name)
         with VerticalScroll():
             yield Static(Text.from_markup(f"[b]{game.title}[/b]: ") + Text(game.summary))
-            yield Static(Text.from_markup(KEYS_HELP))
+            yield Static(Text.from_markup(self.keys), id="keys")
         yield Footer()
 
 
@@ -233,11 +240,11 @@ class GameScreen(Screen[None]):
 
     # --- pressing ----------------------------------------------------------------------
 
-    def press_place(self, name: str, count: int = 0) -> None:
+    async def press_place(self, name: str, count: int = 0) -> None:
         """A press on place ``name`` (``count`` cards from its top, 0 for the whole place)."""
         view = self.table.view
         if view["ended"] is not None:
-            self.show_result()
+            self.game_over()
             return
         self.hinted = frozenset()
         outcome = press(self.layout_, view, self.board, self.selection, name, count)
@@ -252,21 +259,21 @@ class GameScreen(Screen[None]):
             self.drop()
             self.say(outcome.reason, refused=True)
         elif isinstance(outcome, Play):
-            self.send(outcome.move)
+            await self.send(outcome.move)
         self.redraw()
 
-    def send(self, move: Move) -> None:
+    async def send(self, move: Move) -> None:
         """Make ``move`` at the table; a refusal shows its reason and changes nothing."""
         self.drop()
         try:
-            view = self.table.play(move)
+            view = await self.table.play(move)
         except GameError as error:
-            self.say(describe_game_error(error), refused=True)
+            self.say(refusal_text(error), refused=True)
             return
         self.say(f"Played {move.text()}.")
         if view["ended"] is not None:
             self.redraw()
-            self.show_result()
+            self.game_over()
 
     def drop(self) -> None:
         self.selection, self.targets = None, frozenset()
@@ -275,16 +282,20 @@ class GameScreen(Screen[None]):
         place = self.board.place(name)
         return (place.label if place and place.label else name) if place else name
 
+    def game_over(self) -> None:
+        """This player's game ended: show the result."""
+        self.show_result()
+
     def show_result(self) -> None:
         self.app.push_screen(
             ResultScreen(self.table.game.name, self.table.view, self.table.moves_made), self.after_result
         )
 
-    def after_result(self, what: str | None) -> None:
+    async def after_result(self, what: str | None) -> None:
         if what == "new":
             self.action_new_deal()
         elif what == "undo":
-            self.action_undo()
+            await self.action_undo()
         elif what == "quit":
             self.app.exit()
 
@@ -304,38 +315,38 @@ class GameScreen(Screen[None]):
         self.cursor = step(self.board, self.cursor, direction)
         self.redraw()
 
-    def action_press(self) -> None:
-        self.press_place(self.cursor)
+    async def action_press(self) -> None:
+        await self.press_place(self.cursor)
 
-    def action_place(self, name: str) -> None:
+    async def action_place(self, name: str) -> None:
         if self.board.place(name) is not None:
-            self.press_place(name)
+            await self.press_place(name)
 
-    def action_number(self, number: int) -> None:
+    async def action_number(self, number: int) -> None:
         name = self.board.numbered(number)
         if name is not None:
             self.cursor = name
-            self.press_place(name)
+            await self.press_place(name)
 
-    def action_foundation(self) -> None:
+    async def action_foundation(self) -> None:
         if self.selection is None:
-            self.press_place(self.cursor)
+            await self.press_place(self.cursor)
             if self.selection is None:
                 return
-        self.press_place("f")
+        await self.press_place("f")
 
     def action_clear(self) -> None:
         self.drop()
         self.say("")
         self.redraw()
 
-    def action_undo(self) -> None:
+    async def action_undo(self) -> None:
         self.drop()
         self.hinted = frozenset()
         try:
-            self.table.undo()
+            await self.table.undo()
         except GameError as error:
-            self.say(describe_game_error(error), refused=True)
+            self.say(refusal_text(error), refused=True)
         else:
             self.say("Took the last move back.")
         self.redraw()
@@ -358,10 +369,10 @@ class GameScreen(Screen[None]):
         self.app.push_screen(HelpScreen(self.table.game.name))
 
     @on(PlaceView.Pressed)
-    def clicked(self, message: PlaceView.Pressed) -> None:
+    async def clicked(self, message: PlaceView.Pressed) -> None:
         if message.name:
             self.cursor = message.name
-            self.press_place(message.name, message.count)
+            await self.press_place(message.name, message.count)
 
 
 class ChooseGameScreen(Screen[None]):

@@ -2,8 +2,9 @@
 
 :class:`Table` is what the game screen needs from where it plays: the current player's view, a way
 to send a move and to take one back, and a hint. :class:`Practice` is the table of a game played
-offline; a race's table (through the client library) comes next and gives the screen the same
-thing. The screen only ever gets views: the state stays in here.
+offline; :class:`~parlour.client.tui.race.RaceTable` is a race's, through the client library.
+Playing and undoing are coroutines, since a race's wait for the server's answer. The screen only
+ever gets views: the state stays in here.
 """
 
 from __future__ import annotations
@@ -32,12 +33,12 @@ class Table(Protocol):
         """How many moves stand (undone ones are not counted)."""
         ...
 
-    def play(self, move: Move) -> dict[str, Any]:
+    async def play(self, move: Move) -> dict[str, Any]:
         """Make ``move`` and return the new view; raises :class:`~parlour.games.GameError` (saying why)
         if it is refused, and then nothing changes."""
         ...
 
-    def undo(self) -> dict[str, Any]:
+    async def undo(self) -> dict[str, Any]:
         """Take the last move back and return the view; raises :class:`~parlour.games.GameError` if
         there is none (or undo is not allowed)."""
         ...
@@ -65,12 +66,12 @@ class Practice:
     def moves_made(self) -> int:
         return len(self._states) - 1
 
-    def play(self, move: Move) -> dict[str, Any]:
+    async def play(self, move: Move) -> dict[str, Any]:
         self._states.append(self.game.apply(self._states[-1], move))
         self._view = self.game.view(self._states[-1], "player")
         return self._view
 
-    def undo(self) -> dict[str, Any]:
+    async def undo(self) -> dict[str, Any]:
         if len(self._states) == 1:
             raise IllegalMove("there is no move to undo")
         self._states.pop()

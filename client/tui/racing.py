@@ -1,0 +1,239 @@
+"""The game screen at a race: the board as in practice, plus the clock, the opponents' progress and the
+race's result; and :class:`RaceApp`, ``parlour play --server URL --race GAME --bot NAME``.
+
+:class:`RaceScreen` is the practice :class:`~parlour.client.tui.app.GameScreen` playing at a
+:class:`~parlour.client.tui.race.RaceTable`: a worker reads the client's events into the table (the
+other seats' ``progress``, the race's ``end``) and redraws the race line; a timer redraws the clock.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Static
+
+from parlour.client.connection import Client, ClientError, Disconnected, End, Resumed
+from parlour.client.tui.app import ENDINGS, KEYS_HELP, GameScreen, HelpScreen, refusal_text, score_text
+from parlour.client.tui.race import RaceTable, clock_text, open_race, results_text
+from parlour.client.tui.widgets import BoardView
+from parlour.games import GameError
+from parlour.protocol.text import printable
+
+RACE_KEYS_HELP = KEYS_HELP.replace(
+    "  u   undo your last move\n", "  u   undo your last move (in a race created with undo)\n"
+).replace(
+    "  n   a new deal of this game\n", "  c   concede (press it twice): your game ends now, scored as it stands\n"
+)
+HURRY = 60  # seconds left from which the clock is marked
+CONFIRM = 3.0  # seconds within which a second c concedes
+
+
+class RaceResultScreen(ModalScreen[str]):
+    """The race is over: this player's ending and score, the ranking, the revealed seed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "choose('board')", "See the board"),
+        Binding("q", "choose('quit')", "Quit"),
+    ]
+    DEFAULT_CSS = """
+    RaceResultScreen { align: center middle; }
+    RaceResultScreen > Vertical { width: 70; max-width: 100%; height: auto; border: double $accent;
+                                  background: $surface; padding: 1 2; }
+    """
+
+    def __init__(self, table: RaceTable, end: End) -> None:
+        super().__init__()
+        self.table = table
+        self.end = end
+
+    def compose(self) -> ComposeResult:
+        view = self.table.view
+        ended = view.get("ended")
+        mine = ENDINGS.get(ended, str(ended)) if ended else "Your game was still going at the end."
+        with Vertical():
+            yield Static(Text(f"{self.table.game.title}: the race is over", style="bold"))
+            yield Static(f"{mine} {score_text(self.table.game.name, view)}.", id="ending")
+            yield Static("\n".join(results_text(self.end)), id="ranking")
+            if self.end.seed:
+                yield Static(f"Seed {printable(self.end.seed)}, salt {printable(self.end.salt)}.", id="seed")
+        yield Footer()
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss(what)
+
+
+class RaceScreen(GameScreen):
+    """A race's game screen: the practice screen's board and keys, the clock and the opponents."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "concede", "Concede (c c)")]
+    DEFAULT_CSS = """
+    RaceScreen #race { height: auto; background: $boost; padding: 0 1; }
+    RaceScreen #race.hurry { color: $warning; text-style: bold; }
+    """
+
+    def __init__(self, table: RaceTable) -> None:
+        super().__init__(table)
+        self.race: RaceTable = table
+        self.asked_to_concede = -CONFIRM  # when c was pressed first (time.monotonic())
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title")
+        yield Static(id="race")
+        with VerticalScroll(id="table"):
+            yield BoardView(self.board)
+        yield Static(self.board.status, id="status")
+        yield Static(id="message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.show_race()
+        self.set_interval(0.5, self.show_race)
+        self.run_worker(self.listen(), name="race events", exclusive=True)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "undo":
+            return self.race.allows_undo
+        return super().check_action(action, parameters)
+
+    def race_lines(self) -> str:
+        """The clock, then one line per opponent."""
+        lines = [clock_text(self.race.time_left()) if self.race.end is None else "The race is over."]
+        lines += [opponent.line() for _, opponent in sorted(self.race.opponents.items())]
+        return "\n".join(lines)
+
+    def show_race(self) -> None:
+        if self.query("#race"):  # not while the screen is being mounted or taken down
+            self.put("#race", self.race_lines())
+            hurry = self.race.end is None and self.race.time_left() < HURRY
+            self.query_one("#race", Static).set_class(hurry, "hurry")
+
+    async def listen(self) -> None:
+        """Take in the client's events until the race ends (or the client closes)."""
+        try:
+            async for event in self.race.client.events():
+                if isinstance(event, Resumed) and self.race.race_id in event.races:
+                    await self.caught_up()
+                    continue
+                if not self.race.heard(event):
+                    continue
+                self.show_race()
+                if isinstance(event, End):
+                    self.race_over()
+                    return
+        except Disconnected as error:
+            self.say(f"The connection is lost: {error}", refused=True)
+
+    async def caught_up(self) -> None:
+        """After a reconnection: the seat's view again, from a snapshot."""
+        try:
+            await self.race.resync()
+        except ClientError as error:
+            self.say(f"Reconnected, but the race is gone: {printable(error.message)}", refused=True)
+            return
+        self.drop()
+        self.redraw()
+        self.say("Reconnected.")
+
+    def game_over(self) -> None:
+        if self.race.end is not None:
+            self.race_over()
+        else:
+            self.say("Your game is over: waiting for the others to finish.")
+
+    def race_over(self) -> None:
+        if self.race.end is not None and not isinstance(self.app.screen, RaceResultScreen):
+            self.app.push_screen(RaceResultScreen(self.race, self.race.end), self.after_race)
+
+    def after_race(self, what: str | None) -> None:
+        if what == "quit":
+            self.app.exit()
+
+    def action_help(self) -> None:
+        self.app.push_screen(HelpScreen(self.race.game.name, RACE_KEYS_HELP))
+
+    async def action_concede(self) -> None:
+        """The first ``c`` asks; a second within :data:`CONFIRM` seconds concedes."""
+        if self.race.view.get("ended") is not None:
+            self.game_over()
+            return
+        now = time.monotonic()
+        if now - self.asked_to_concede > CONFIRM:
+            self.asked_to_concede = now
+            self.say("Press c again to concede: your game ends now, scored as it stands.")
+            return
+        self.drop()
+        try:
+            await self.race.concede()
+        except GameError as error:
+            self.say(refusal_text(error), refused=True)
+            return
+        self.redraw()
+        self.game_over()
+
+
+class WaitingScreen(Screen[None]):
+    """Until the race starts: what is happening, or why it failed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,escape", "app.quit", "Quit")]
+
+    def compose(self) -> ComposeResult:
+        yield Static("Connecting…", id="waiting")
+        yield Footer()
+
+
+class RaceApp(App[None]):
+    """``parlour play --server URL --race GAME --bot NAME``: race a bot on a server, in the app."""
+
+    TITLE = "Parlour"
+
+    def __init__(
+        self,
+        connect: Callable[[], Awaitable[Client]],
+        game: str,
+        bot: str,
+        *,
+        time_limit: int = 600,
+        undo: bool = False,
+    ) -> None:
+        super().__init__()
+        self.connect = connect
+        self.game_name = game
+        self.bot = bot
+        self.time_limit = time_limit
+        self.undo = undo
+        self.client: Client | None = None
+        self.table: RaceTable | None = None
+
+    def on_mount(self) -> None:
+        self.push_screen(WaitingScreen())
+        self.run_worker(self.open(), name="open the race", exclusive=True)
+
+    def tell(self, text: str) -> None:
+        self.screen.query_one("#waiting", Static).update(Text(text))
+
+    async def open(self) -> None:
+        try:
+            self.client = await self.connect()
+            self.tell(f"Creating a race of {self.game_name} and inviting {self.bot}…")
+            self.table = await open_race(
+                self.client, self.game_name, self.bot, time_limit=self.time_limit, undo=self.undo
+            )
+        except ClientError as error:
+            self.tell(f"The server refused: {printable(str(error))}")
+            return
+        except (OSError, TimeoutError, Disconnected) as error:
+            self.tell(f"Cannot race: {error or type(error).__name__}")
+            return
+        await self.switch_screen(RaceScreen(self.table))
+
+    async def on_unmount(self) -> None:
+        if self.client is not None:
+            await self.client.close()

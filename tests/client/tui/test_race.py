@@ -1,0 +1,309 @@
+"""The race table: the pure parts, and a real race in the app against ``parlour bot run random`` on a real server."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from textual.app import App
+from textual.widgets import Static
+
+from parlour.client.connection import Client, ClientError, End, Progress, Start
+from parlour.client.tui.app import GameScreen, HelpScreen
+from parlour.client.tui.layouts import Layout, layout_for, legal_moves
+from parlour.client.tui.picking import Play, Select, press
+from parlour.client.tui.race import (
+    Opponent,
+    RaceTable,
+    Refused,
+    clock_text,
+    opponents_from,
+    progressed,
+    refusal,
+    results_text,
+)
+from parlour.client.tui.racing import RaceApp, RaceResultScreen, RaceScreen
+from parlour.games import IllegalMove, game_names, get_game
+from tests.bots.helpers import BotRun, bot_online
+from tests.client.tui.test_app import drawn, keyed_move, message, path_keys, press_at
+from tests.conftest import ServerProcess
+
+SIZE = (80, 24)
+
+
+@pytest_asyncio.fixture(autouse=True)
+async def _no_process_left_behind() -> AsyncIterator[None]:
+    yield
+    await BotRun.cleanup()
+
+
+def test_opponents_are_the_other_seats_and_progress_updates_them() -> None:
+    race = {"players": [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "random"}, {"seat": 2, "name": "bob"}]}
+    opponents = opponents_from(race, seat=0)
+    assert opponents == {1: Opponent(1, "random"), 2: Opponent(2, "bob")}
+    assert opponents[1].line() == "random: score -, 0 moves, playing"
+
+    after = progressed(opponents, Progress(race="r", seat=1, score=30, moves=4, finished=False), seat=0)
+    assert after[1] == Opponent(1, "random", 30, 4, False, None) and after[2] == opponents[2]
+    assert after[1].line() == "random: score 30, 4 moves, playing"
+    done = progressed(after, Progress(race="r", seat=2, score=0, moves=1, finished=True, ended="conceded"), seat=0)
+    assert done[2].line() == "bob: score 0, 1 move, conceded"
+    assert progressed(done, Progress(race="r", seat=0, score=1, moves=9), seat=0) == done  # one's own seat
+    unknown = progressed({}, Progress(race="r", seat=3, score=5, moves=2), seat=0)
+    assert unknown[3].name == "seat 3"
+
+
+def test_clock_refusals_and_results() -> None:
+    assert clock_text(245) == "Time 4:05" and clock_text(0.2) == "Time 0:01" and clock_text(-3) == "Time 0:00"
+    illegal = refusal(ClientError("illegal_move", "pile 5 is empty"))
+    assert isinstance(illegal, IllegalMove) and illegal.reason == "pile 5 is empty"
+    stale = refusal(ClientError("stale_seq", "seq 3 expected"))
+    assert isinstance(stale, Refused) and str(stale) == "stale_seq: seq 3 expected"
+    end = End(race="r", results=[{"place": 1, "name": "ann", "score": 3, "ended": "won", "moves": 40, "time": 12.5}])
+    assert results_text(end) == ["1. ann: score 3 (won, 40 moves, 12.5 s)"]
+
+
+async def until(pilot: object, condition: object, timeout: float = 15.0, what: str = "") -> None:
+    """Let the app run until ``condition()`` holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():  # type: ignore[operator]
+        assert loop.time() < deadline, f"not within {timeout} s: {what}"
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
+
+
+def sent_but_illegal(layout: Layout, view: dict[str, Any], cursor: str) -> list[str]:
+    """A source and a destination whose move the layout sends though no legal move matches it (the
+    server refuses it), the fewest arrow keys from ``cursor``."""
+    board = layout.board(view)
+    legal = legal_moves(view)
+    names = [p.name for p in board.places() if p.pointable and p.name not in layout.actions]
+    found = []
+    for src in names:
+        first = press(layout, view, board, None, src)
+        if isinstance(first, Select):
+            for dst in names:
+                second = press(layout, view, board, first.selection, dst)
+                if isinstance(second, Play) and second.move not in legal:
+                    found.append([src, dst])
+    assert found, "the layout refuses every illegal pair itself"
+    return min(found, key=lambda pair: path_keys(board, cursor, pair))
+
+
+def race_text(screen: RaceScreen) -> str:
+    return str(screen.query_one("#race", Static).render())
+
+
+@pytest.mark.asyncio
+async def test_a_golf_race_against_the_random_bot_on_a_real_server(server: ServerProcess, tmp_path: Path) -> None:
+    await BotRun.start(server.url, "random", "--races", "1", home=tmp_path)
+
+    async def connect() -> Client:
+        client = await Client.connect(server.url, "ann")
+        await bot_online(client, "random")
+        return client
+
+    layout = layout_for("golf")
+    app = RaceApp(connect, "golf", "random")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RaceScreen), what="the race starts")
+        screen = app.screen
+        await until(pilot, lambda: bool(screen.query("#race")) and bool(race_text(screen)), what="the race line")
+        assert isinstance(screen, RaceScreen) and isinstance(screen, GameScreen)
+        table = screen.race
+        start = table.view
+        assert race_text(screen).splitlines()[0] in ("Time 10:00", "Time 9:59")
+        board_area = screen.query_one("#table")
+        assert board_area.max_scroll_x == 0 and board_area.max_scroll_y == 0  # the race fits 80x24 too
+        assert not screen.check_action("undo", ())  # a race without undo
+
+        # A move no legal move matches, sent to the server: its reason, the board as it was.
+        for place in sent_but_illegal(layout, start, screen.cursor):
+            await press_at(pilot, screen, place)
+        text, refused = message(screen)
+        assert refused and text.startswith("illegal_move: "), text
+        assert server.metrics().get('parlour_errors_total{code="illegal_move"}') == 1.0
+        assert table.view == start and table.moves_made == 0
+        assert drawn(screen) == layout.board(start).places()
+
+        # A legal move, by keys, chosen from the view's legal moves: the server's ack is the new view.
+        move, places = keyed_move(layout, start, screen.cursor)
+        for place in places:
+            await press_at(pilot, screen, place)
+        assert message(screen) == (f"Played {move.text()}.", False)
+        assert table.moves_made == 1 and table.view != start
+        assert drawn(screen) == layout.board(table.view).places()  # the board drawn from the ack's view
+
+        # The bot's progress reaches the opponents panel (the random bot is quick: it may be done already).
+        await until(pilot, lambda: table.opponents[1].moves > 0, what="the bot's progress")
+        bot = table.opponents[1]
+        await until(pilot, lambda: race_text(screen).splitlines()[1] == bot.line(), what="the panel redrawn")
+        assert bot.line().startswith(f"random: score {bot.score}, {bot.moves} moves, ")
+
+        # Concede (c asks, a second c concedes); once the bot is done too, the race's result.
+        await pilot.press("c")
+        assert message(screen)[0].startswith("Press c again to concede") and table.view["ended"] is None
+        await pilot.press("c")
+        assert table.view["ended"] == "conceded"
+        await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
+        result = app.screen
+        assert isinstance(result, RaceResultScreen)
+        ranking = str(result.query_one("#ranking", Static).render())
+        assert "ann" in ranking and "random" in ranking and len(ranking.splitlines()) == 2
+        assert "Conceded." in str(result.query_one("#ending", Static).render())
+        await pilot.press("q")
+
+
+@pytest.mark.asyncio
+async def test_undo_in_a_race_that_allows_it(server: ServerProcess, tmp_path: Path) -> None:
+    await BotRun.start(server.url, "random", "--races", "1", home=tmp_path)
+
+    async def connect() -> Client:
+        client = await Client.connect(server.url, "ann")
+        await bot_online(client, "random")
+        return client
+
+    layout = layout_for("golf")
+    app = RaceApp(connect, "golf", "random", undo=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RaceScreen), what="the race starts")
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        table = screen.race
+        start = table.view
+        assert screen.check_action("undo", ())
+        await pilot.press("u")
+        assert message(screen) == ("illegal_move: there is no move to undo", True)
+
+        _, places = keyed_move(layout, start, screen.cursor)
+        for place in places:
+            await press_at(pilot, screen, place)
+        assert table.moves_made == 1
+        await pilot.press("u")
+        assert message(screen) == ("Took the last move back.", False)
+        assert table.view == start and table.moves_made == 0  # the server's view after the undo
+        assert drawn(screen) == layout.board(start).places()
+
+        await pilot.press("c", "c")
+        await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
+        await pilot.press("q")
+
+
+@pytest.mark.asyncio
+async def test_a_server_that_cannot_be_reached_is_said_in_the_app() -> None:
+    async def connect() -> Client:
+        raise ConnectionRefusedError("connection refused")
+
+    app = RaceApp(connect, "golf", "random")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: "Cannot race" in str(app.screen.query_one("#waiting", Static).render()))
+        assert "connection refused" in str(app.screen.query_one("#waiting", Static).render())
+
+
+def test_the_command_line_needs_a_bot_and_a_known_game() -> None:
+    def parlour(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "parlour.client.cli", "play", *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=60)
+
+    no_bot = parlour("--race", "golf")
+    assert no_bot.returncode != 0 and "--bot NAME" in no_bot.stderr
+    unknown = parlour("--race", "chess", "--bot", "random")
+    assert unknown.returncode != 0 and "chess" in unknown.stderr
+    both = parlour("--race", "golf", "--practice", "--bot", "random")
+    assert both.returncode != 0 and "no --practice" in both.stderr
+    neither = parlour()
+    assert neither.returncode != 0 and "--race GAME --bot NAME" in neither.stderr
+
+
+@pytest.mark.asyncio
+async def test_a_move_made_from_another_connection_is_caught_up_with(server: ServerProcess, tmp_path: Path) -> None:
+    await BotRun.start(server.url, "random", "--races", "1", home=tmp_path)
+
+    async def connect() -> Client:
+        client = await Client.connect(server.url, "ann")
+        await bot_online(client, "random")
+        return client
+
+    layout = layout_for("golf")
+    app = RaceApp(connect, "golf", "random")
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RaceScreen), what="the race starts")
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        table = screen.race
+        start = table.view
+        # Another connection of the same player turns the stock; this one, behind, sends a pile's card
+        # (any other entry than the one standing at that seq: the same one would be a duplicate).
+        async with await Client.connect(server.url, "ann", token=table.client.token) as other:
+            state = await other.snapshot(table.race_id)
+            ack = await other.move(table.race_id, state.seq, ["turn"])
+        for place in sent_but_illegal(layout, start, screen.cursor):
+            await press_at(pilot, screen, place)
+        text, refused = message(screen)
+        assert refused and text.startswith("stale_seq: "), text
+        assert table.view == ack.view  # caught up: the board is the other connection's
+        assert drawn(screen) == layout.board(ack.view).places()
+        await pilot.press("c", "c")
+        await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
+
+
+class Silent:
+    """A client whose events never come (for the screen alone, without a server)."""
+
+    async def events(self) -> AsyncIterator[object]:
+        await asyncio.Event().wait()
+        yield None
+
+
+class OneRace(App[None]):
+    def __init__(self, table: RaceTable) -> None:
+        super().__init__()
+        self.table = table
+
+    def on_mount(self) -> None:
+        self.push_screen(RaceScreen(self.table))
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("name", game_names())
+async def test_every_game_s_race_screen_fits_80x24_with_the_clock_and_two_opponents(name: str) -> None:
+    game = get_game(name)
+    race = {"id": "r", "game": name, "players": [{"seat": s, "name": who} for s, who in enumerate(["ann", "bo", "cy"])]}
+    start = Start(race="r", seat=0, deadline=time.time() + 90, seq=0, view=game.view(game.deal(7), "player"))
+    table = RaceTable(Silent(), race, start)  # type: ignore[arg-type]
+    app = OneRace(table)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RaceScreen) and bool(race_text(app.screen)))
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        clock, *others = race_text(screen).splitlines()
+        assert clock in ("Time 1:30", "Time 1:29")
+        assert others == ["bo: score -, 0 moves, playing", "cy: score -, 0 moves, playing"]
+        board_area = screen.query_one("#table")
+        assert board_area.max_scroll_x == 0 and board_area.max_scroll_y == 0, (name, board_area.max_scroll_y)
+        assert not screen.query_one("#race", Static).has_class("hurry")
+
+
+@pytest.mark.asyncio
+async def test_the_clock_is_marked_in_the_last_minute_and_the_help_tells_the_race_s_keys() -> None:
+    game = get_game("golf")
+    race = {"id": "r", "game": "golf", "players": [{"seat": 0, "name": "ann"}, {"seat": 1, "name": "bo"}]}
+    start = Start(race="r", seat=0, deadline=time.time() + 30, seq=0, view=game.view(game.deal(7), "player"))
+    app = OneRace(RaceTable(Silent(), race, start))  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RaceScreen) and bool(race_text(app.screen)))
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        assert screen.query_one("#race", Static).has_class("hurry")
+        assert not screen.check_action("new_deal", ()) and not screen.check_action("undo", ())
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        keys = str(app.screen.query_one("#keys", Static).render())
+        assert "concede (press it twice)" in keys and "new deal" not in keys and "created with undo" in keys
