@@ -178,11 +178,16 @@ class GameScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
+        yield from self.above_board()
         with VerticalScroll(id="table"):
             yield BoardView(self.board)
         yield Static(self.board.status, id="status")
         yield Static(id="message")
         yield Footer()
+
+    def above_board(self) -> ComposeResult:
+        """Widgets between the title and the board (a race's clock and opponents); none here."""
+        yield from ()
 
     def on_mount(self) -> None:
         self.fit()

@@ -15,14 +15,13 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
 from parlour.client.connection import Client, ClientError, Disconnected, End, Resumed
 from parlour.client.tui.app import ENDINGS, KEYS_HELP, GameScreen, HelpScreen, refusal_text, score_text
 from parlour.client.tui.race import RaceTable, clock_text, open_race, results_text
-from parlour.client.tui.widgets import BoardView
 from parlour.games import GameError
 from parlour.protocol.text import printable
 
@@ -83,14 +82,8 @@ class RaceScreen(GameScreen):
         self.race: RaceTable = table
         self.asked_to_concede = -CONFIRM  # when c was pressed first (time.monotonic())
 
-    def compose(self) -> ComposeResult:
-        yield Static(id="title")
+    def above_board(self) -> ComposeResult:
         yield Static(id="race")
-        with VerticalScroll(id="table"):
-            yield BoardView(self.board)
-        yield Static(self.board.status, id="status")
-        yield Static(id="message")
-        yield Footer()
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -6,7 +6,7 @@ import asyncio
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -101,8 +101,8 @@ def race_text(screen: RaceScreen) -> str:
     return str(screen.query_one("#race", Static).render())
 
 
-@pytest.mark.asyncio
-async def test_a_golf_race_against_the_random_bot_on_a_real_server(server: ServerProcess, tmp_path: Path) -> None:
+async def with_random_bot(server: ServerProcess, tmp_path: Path) -> Callable[[], Awaitable[Client]]:
+    """Start ``parlour bot run random`` for one race; return how the app connects (as ann, once the bot is online)."""
     await BotRun.start(server.url, "random", "--races", "1", home=tmp_path)
 
     async def connect() -> Client:
@@ -110,6 +110,12 @@ async def test_a_golf_race_against_the_random_bot_on_a_real_server(server: Serve
         await bot_online(client, "random")
         return client
 
+    return connect
+
+
+@pytest.mark.asyncio
+async def test_a_golf_race_against_the_random_bot_on_a_real_server(server: ServerProcess, tmp_path: Path) -> None:
+    connect = await with_random_bot(server, tmp_path)
     layout = layout_for("golf")
     app = RaceApp(connect, "golf", "random")
     async with app.run_test(size=SIZE) as pilot:
@@ -163,13 +169,7 @@ async def test_a_golf_race_against_the_random_bot_on_a_real_server(server: Serve
 
 @pytest.mark.asyncio
 async def test_undo_in_a_race_that_allows_it(server: ServerProcess, tmp_path: Path) -> None:
-    await BotRun.start(server.url, "random", "--races", "1", home=tmp_path)
-
-    async def connect() -> Client:
-        client = await Client.connect(server.url, "ann")
-        await bot_online(client, "random")
-        return client
-
+    connect = await with_random_bot(server, tmp_path)
     layout = layout_for("golf")
     app = RaceApp(connect, "golf", "random", undo=True)
     async with app.run_test(size=SIZE) as pilot:
@@ -224,13 +224,7 @@ def test_the_command_line_needs_a_bot_and_a_known_game() -> None:
 
 @pytest.mark.asyncio
 async def test_a_move_made_from_another_connection_is_caught_up_with(server: ServerProcess, tmp_path: Path) -> None:
-    await BotRun.start(server.url, "random", "--races", "1", home=tmp_path)
-
-    async def connect() -> Client:
-        client = await Client.connect(server.url, "ann")
-        await bot_online(client, "random")
-        return client
-
+    connect = await with_random_bot(server, tmp_path)
     layout = layout_for("golf")
     app = RaceApp(connect, "golf", "random")
     async with app.run_test(size=SIZE) as pilot:
