@@ -66,14 +66,14 @@ MAX_MOVES = 500
 # that ten deals tell apart on nearly every draw of deals: each pair on at least 998 draws in 1000, all of them
 # together on about 997: ``python bench/rating_odds.py`` (ten deals drawn at random from the 500 arena deals of
 # each game in bots/STRENGTH.json, rated as an untimed tournament rates them: by score, then a game played out
-# before a conceded one; equal results tie). Not
-# checked here, with the share of draws of ten deals that rank the pair right: search above greedy in Carpet
-# (0.974), Chris Cross Pairs (0.869: both win most deals, ties move no rating), Gate (0.973) and German
-# Patience (0.996); greedy above random in Carpet (0.993), Cheer (0.997), Chris Cross Pairs (0.996), Gaps
-# (0.964) and Gate (0.954); search above greedy in Golf neither: its search plays for the win and, when the
-# deal is lost, often leaves more cards than greedy (on 60 deals of seed 5 it scored better on 52%, worse on
-# 33%), so ten deals may rate greedy above it (CI saw it once). bench/ratings.py shows the whole order on
-# every game with more deals.
+# before a conceded one; equal results tie). Not checked here, with the share of draws of ten deals that rank
+# the pair right: search above greedy in Carpet (0.974), Chris Cross Pairs (0.869: both win most deals, ties
+# move no rating), Gate (0.973) and German Patience (0.996); greedy above random in Carpet (0.993), Cheer
+# (0.997), Chris Cross Pairs (0.996), Gaps (0.964) and Gate (0.954); in The Chance (alternate, the default)
+# search above greedy (0.568: a few wins decide it) and greedy above random (0.996); search above greedy in Golf
+# neither: its search plays for the win and, when the deal is lost, often leaves more cards than greedy (on 60
+# deals of seed 5 it scored better on 52%, worse on 33%), so ten deals may rate greedy above it (CI saw it
+# once). bench/ratings.py shows the whole order on every game with more deals.
 RANKED: dict[str, list[tuple[str, str]]] = {
     "carpet": [("search", "random")],
     "cheer": [("search", "greedy"), ("search", "random")],
