@@ -37,6 +37,7 @@ from typing import Any, TypeVar
 
 from parlour.games import Game, GameError, game_names, get_game
 from parlour.games.shuffle import SEED_BITS, check_seed
+from parlour.protocol.tournament import MAX_MOVES, MAX_MOVES_LIMIT
 from parlour.server.logs import LOG_FORMATS
 
 T = TypeVar("T")
@@ -898,10 +899,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     t_create.add_argument(
         "--max-moves",
-        type=bounded(1, 100_000),
-        default=3000,
+        type=bounded(1, MAX_MOVES_LIMIT),
+        default=MAX_MOVES,
         metavar="N",
-        help="a game still going after N moves is conceded: some games let a bot cycle for ever (default 3000)",
+        help=f"a game still going after N moves is conceded: some games let a bot cycle for ever (default {MAX_MOVES})",
     )
     t_create.add_argument("--private", action="store_true", help="not listed in the lobby")
     t_create.add_argument(

@@ -91,6 +91,7 @@ from parlour.protocol.messages import (
     Watch,
     Welcome,
 )
+from parlour.protocol.tournament import MAX_MOVES
 
 CLIENT_NAME = "parlour-client/0.1"
 FIRST_DELAY = 0.05  # seconds before the first reconnection attempt; doubled after each failure
@@ -454,7 +455,7 @@ class Client:
         public: bool = True,
         seed: int | None = None,
         name: str | None = None,
-        max_moves: int = 3000,
+        max_moves: int = MAX_MOVES,
     ) -> TournamentInfo:
         """Create a tournament of ``games`` (``(game, options)`` pairs; a ``mixed`` one without
         games plays all eight) for the online ``bots`` named and ``people`` seats for people.

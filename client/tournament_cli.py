@@ -194,6 +194,11 @@ async def create(account: Account, settings: dict[str, Any], watch: bool, stdout
             out.say(f"Follow it with:  parlour tournament watch {tid} --server {server}")
             return 0
         final = await follow(client, summary["id"], out, introduce=False)
+    return _ended(final, out)
+
+
+def _ended(final: Summary | None, out: Progress) -> int:
+    """Print how a followed tournament ended (its final standings, or the lost connection); the exit status."""
     if final is None:
         out.say("The connection to the server is lost.")
         return 1
@@ -206,11 +211,7 @@ async def watch(account: Account, tournament: str, stdout: TextIO, show_standing
     async with await connect(account) as client:
         out = Progress(stdout, await server_offset(client))
         final = await follow(client, tournament, out, show_standings)
-    if final is None:
-        out.say("The connection to the server is lost.")
-        return 1
-    out.say(the_end(final))
-    return 0
+    return _ended(final, out)
 
 
 async def standings(account: Account, tournament: str, stdout: TextIO, as_json: bool) -> int:
