@@ -13,7 +13,7 @@ is above the weaker one's.
     python bench/rating_odds.py                           # ten deals, every game, 1000 draws
     python bench/rating_odds.py --deals 10,30,100 --games chris-cross-pairs
 
-``tests/server/test_tournament_crash.py`` checks the pairs right on at least 998 draws in 1000 at ten deals;
+``tests/server/test_tournament_crash.py`` checks the pairs right on at least 9995 draws in 10000 at ten deals;
 ``bench/ratings.py`` plays the whole order through a server.
 """
 

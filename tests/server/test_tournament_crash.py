@@ -63,26 +63,29 @@ FLAGS = ("--rate", "2000", "--burst", "2000")
 # far more than it changes the play, and no pair checked below involves greedy in The Chance.
 MAX_MOVES = 500
 # What the calm run's ratings must show on each game: the (above, below) pairs among search, greedy and random
-# that ten deals tell apart on nearly every draw of deals: each pair on at least 998 draws in 1000, all of them
-# together on about 997: ``python bench/rating_odds.py`` (ten deals drawn at random from the 500 arena deals of
-# each game in bots/STRENGTH.json, rated as an untimed tournament rates them: by score, then a game played out
-# before a conceded one; equal results tie). Not checked here, with the share of draws of ten deals that rank
-# the pair right: search above greedy in Carpet (0.974), Chris Cross Pairs (0.869: both win most deals, ties
-# move no rating), Gate (0.973) and German Patience (0.996); greedy above random in Carpet (0.993), Cheer
-# (0.997), Chris Cross Pairs (0.996), Gaps (0.964) and Gate (0.954); in The Chance (alternate, the default)
-# search above greedy (0.568: a few wins decide it) and greedy above random (0.996); search above greedy in Golf
-# neither: its search plays for the win and, when the deal is lost, often leaves more cards than greedy (on 60
-# deals of seed 5 it scored better on 52%, worse on 33%), so ten deals may rate greedy above it (CI saw it
-# once). bench/ratings.py shows the whole order on every game with more deals.
+# that ten deals tell apart on nearly every draw of deals, at least 9995 in 10000 (so that all the checks
+# together fail about once in 1500 runs by chance alone): ``python bench/rating_odds.py --draws 20000`` (ten
+# deals drawn at random from the 500 arena deals of each game in bots/STRENGTH.json, rated as an untimed
+# tournament rates them: by score, then a game played out before a conceded one; equal results tie). Not
+# checked, with the share of draws of ten deals that rank the pair right: search above greedy in Carpet
+# (0.979), Chris Cross Pairs (0.867: both win most deals, and ties move no rating), Gate (0.969), German
+# Patience (0.997) and Golf (0.937: its search plays for the win and, when the deal is lost, often leaves more
+# cards than greedy); greedy above random in Carpet (0.996), Cheer (0.998), Chris Cross Pairs (0.997), Gaps
+# (0.952), Gate (0.950) and The Chance (0.997); search above random in Gate (0.99945) and The Chance (0.9994).
+# In The Chance a few wins decide it (search above greedy: 0.576): random plays on to the move cap and ends
+# many a lost deal with more cards home than search, which stops when the stock yields nothing more. CI saw
+# it once (tournament seed 83cd52c3eb105701e3a207ae9bfdc7ddcc1cc5c9c94f68b19f48bb4ba6a9f0b2: random rated
+# first; the arena, playing the same deals with the same bot seeds, rates them exactly alike, so the runners
+# play as the arena does). bench/ratings.py shows the whole order on every game with 100 deals.
 RANKED: dict[str, list[tuple[str, str]]] = {
     "carpet": [("search", "random")],
     "cheer": [("search", "greedy"), ("search", "random")],
     "chris-cross-pairs": [("search", "random")],
     "gaps": [("search", "greedy"), ("search", "random")],
-    "gate": [("search", "random")],
+    "gate": [],
     "german-patience": [("greedy", "random"), ("search", "random")],
     "golf": [("greedy", "random"), ("search", "random")],
-    "the-chance": [("search", "random")],
+    "the-chance": [],
 }
 
 
