@@ -2,8 +2,9 @@
 
 parlour games                               list the games and their options
 parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
+parlour play [--server URL]                 the terminal app: connect, the lobby, create or join races
 parlour play --practice [GAME] [--seed N]   the terminal app: practise any game against the engine
-parlour play --race GAME --bot NAME         the terminal app: race a bot on the server
+parlour play --race GAME --bot NAME         the terminal app: race a bot on the server at once
 parlour play-local GAME [--seed N]          play a game in this terminal, by typed lines
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
 parlour arena GAME --bots a,b --deals N     play bots on the same deals here and compare them
@@ -143,10 +144,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     if args.race is not None:
         return play_race(args)
     if not args.practice:
-        raise CommandError(
-            "the app plays practice games and races against a bot so far: 'parlour play --practice [GAME]', "
-            "'parlour play --race GAME --bot NAME [--server URL]'; race people with 'parlour race'"
-        )
+        if args.game is not None or args.seed is not None or args.option:
+            raise CommandError("GAME, --seed and -o are for practice: 'parlour play --practice GAME'")
+        from parlour.client.tui.lobby import LobbyApp
+
+        LobbyApp(account(args)).run()
+        return 0
     if args.game is not None:
         get_game(args.game)  # an unknown game's error, before the screen is taken over
     options = parse_options(args.option)
@@ -726,7 +729,7 @@ def build_parser() -> argparse.ArgumentParser:
     game_args(play)
     play.set_defaults(run=cmd_play_local)
 
-    app = commands.add_parser("play", help="the terminal app (so far: practice, and a race against a bot)")
+    app = commands.add_parser("play", help="the terminal app: the lobby, races, practice")
     app.add_argument("--practice", action="store_true", help="play offline against the local engine")
     app.add_argument("game", metavar="GAME", nargs="?", help="the game to practise (default: choose in the app)")
     app.add_argument("--seed", type=parse_seed, help=f"the deal's seed, 0 to 2**{SEED_BITS}-1 (default: random)")

@@ -3,11 +3,13 @@
 The file is ``$XDG_CONFIG_HOME/parlour/identities.json`` (``~/.config/parlour/`` without it),
 or the one given with ``--identity FILE``. It maps each server's URL to the token of the
 profile ``default`` (the file's format before profiles, still read and written the same), and
-keeps the other profiles and the names chosen with ``--name``::
+keeps the other profiles, the names chosen with ``--name`` and the servers last connected to, the
+newest first (``parlour play`` offers them)::
 
     {"ws://127.0.0.1:8765": "TOKEN",
      "profiles": {"bob": {"ws://127.0.0.1:8765": "TOKEN"}},
-     "names": {"default": "ann", "bob": "bob"}}
+     "names": {"default": "ann", "bob": "bob"},
+     "recent": ["ws://127.0.0.1:8765"]}
 
 Two profiles are two players: two terminals on one machine race each other with
 ``--profile ann`` and ``--profile bob``.
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 DEFAULT_PROFILE = "default"
+RECENT = 10  # servers kept in "recent"
 
 
 def default_path() -> Path:
@@ -64,8 +67,14 @@ class Identity:
         name = self._load().get("names", {}).get(self.profile)
         return name if isinstance(name, str) else None
 
-    def save(self, token: str | None = None, name: str | None = None) -> None:
-        """Keep a new token for this server and profile, and/or this profile's chosen name."""
+    def recent(self) -> list[str]:
+        """The servers connected to last (by any profile), the newest first."""
+        recent = self._load().get("recent", [])
+        return [server for server in recent if isinstance(server, str)] if isinstance(recent, list) else []
+
+    def save(self, token: str | None = None, name: str | None = None, used: bool = False) -> None:
+        """Keep a new token for this server and profile, and/or this profile's chosen name; ``used``: put this
+        server first among the recent ones."""
         self.file.parent.mkdir(parents=True, exist_ok=True)
         self.file.touch(mode=0o600)
         self.file.chmod(0o600)
@@ -77,6 +86,9 @@ class Identity:
                 self._tokens(known)[self.server] = token
             if name is not None:
                 known.setdefault("names", {})[self.profile] = name
+            if used:
+                recent = known.get("recent") if isinstance(known.get("recent"), list) else []
+                known["recent"] = [self.server, *(s for s in recent if s != self.server)][:RECENT]
             handle.seek(0)
             handle.truncate()
             handle.write(json.dumps(known, indent=1))

@@ -84,6 +84,7 @@ async def connect(account: Account) -> Client:
     keeper.save(
         token=client.token if client.token and client.token != token else None,
         name=account.name if account.name and account.name != keeper.name() else None,
+        used=True,
     )
     return client
 

@@ -381,9 +381,9 @@ class GameScreen(Screen[None]):
 
 
 class ChooseGameScreen(Screen[None]):
-    """Pick a game to practise."""
+    """Pick a game to practise. Escape goes back to the screen below, if any."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("q,escape", "app.quit", "Quit")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back"), Binding("q", "app.quit", "Quit")]
     DEFAULT_CSS = """
     ChooseGameScreen { align: center middle; }
     ChooseGameScreen > Vertical { width: 90; max-width: 100%; height: auto; max-height: 100%; }
@@ -399,6 +399,12 @@ class ChooseGameScreen(Screen[None]):
                 options.append(Option(Text.assemble((game.title, "bold"), f"  {game.summary}"), id=name))
             yield OptionList(*options)
         yield Footer()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:  # the default screen, then a screen that opened this one
+            self.app.pop_screen()
+        else:
+            self.app.exit()
 
     @on(OptionList.OptionSelected)
     def chosen(self, event: OptionList.OptionSelected) -> None:
@@ -420,6 +426,10 @@ class PlayApp(App[None]):
         self.options = options or {}
 
     def on_mount(self) -> None:
+        self.open_first()
+
+    def open_first(self) -> None:
+        """The first screen: the game chooser, or the game given."""
         if self.game_name is None:
             self.push_screen(ChooseGameScreen())
         else:

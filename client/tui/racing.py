@@ -35,10 +35,12 @@ CONFIRM = 3.0  # seconds within which a second c concedes
 
 
 class RaceResultScreen(ModalScreen[str]):
-    """The race is over: this player's ending and score, the ranking, the revealed seed."""
+    """The race is over: this player's ending and score, the ranking, the revealed seed. Dismissed with
+    ``"board"``, ``"lobby"`` (only when the race was entered from the lobby) or ``"quit"``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "choose('board')", "See the board"),
+        Binding("l", "choose('lobby')", "Back to the lobby"),
         Binding("q", "choose('quit')", "Quit"),
     ]
     DEFAULT_CSS = """
@@ -47,10 +49,14 @@ class RaceResultScreen(ModalScreen[str]):
                                   background: $surface; padding: 1 2; }
     """
 
-    def __init__(self, table: RaceTable, end: End) -> None:
+    def __init__(self, table: RaceTable, end: End, lobby: bool = False) -> None:
         super().__init__()
         self.table = table
         self.end = end
+        self.lobby = lobby
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return self.lobby or parameters != ("lobby",)
 
     def compose(self) -> ComposeResult:
         view = self.table.view
@@ -69,17 +75,22 @@ class RaceResultScreen(ModalScreen[str]):
 
 
 class RaceScreen(GameScreen):
-    """A race's game screen: the practice screen's board and keys, the clock and the opponents."""
+    """A race's game screen: the practice screen's board and keys, the clock and the opponents.
+    ``back_to_lobby``: the lobby is under this screen, and the result screen offers to go back to it."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("c", "concede", "Concede (c c)")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "concede", "Concede (c c)"),
+        Binding("l", "lobby", "Lobby", show=False),
+    ]
     DEFAULT_CSS = """
     RaceScreen #race { height: auto; background: $boost; padding: 0 1; }
     RaceScreen #race.hurry { color: $warning; text-style: bold; }
     """
 
-    def __init__(self, table: RaceTable) -> None:
+    def __init__(self, table: RaceTable, back_to_lobby: bool = False) -> None:
         super().__init__(table)
         self.race: RaceTable = table
+        self.back_to_lobby = back_to_lobby
         self.asked_to_concede = -CONFIRM  # when c was pressed first (time.monotonic())
 
     def above_board(self) -> ComposeResult:
@@ -94,6 +105,8 @@ class RaceScreen(GameScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "undo":
             return self.race.allows_undo
+        if action == "lobby":
+            return self.back_to_lobby and self.race.end is not None
         return super().check_action(action, parameters)
 
     def race_lines(self) -> str:
@@ -143,11 +156,18 @@ class RaceScreen(GameScreen):
 
     def race_over(self) -> None:
         if self.race.end is not None and not isinstance(self.app.screen, RaceResultScreen):
-            self.app.push_screen(RaceResultScreen(self.race, self.race.end), self.after_race)
+            self.app.push_screen(RaceResultScreen(self.race, self.race.end, self.back_to_lobby), self.after_race)
 
     def after_race(self, what: str | None) -> None:
         if what == "quit":
             self.app.exit()
+        elif what == "lobby":
+            self.action_lobby()
+
+    def action_lobby(self) -> None:
+        """Back to the lobby under this screen (once the race is over)."""
+        if self.back_to_lobby and self.app.screen is self:
+            self.app.pop_screen()
 
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.race.game.name, RACE_KEYS_HELP))

@@ -212,8 +212,8 @@ async def test_no_game_given_opens_the_chooser_then_help_and_q_quits() -> None:
 def test_parlour_play_wants_practice_and_a_known_game(capsys: pytest.CaptureFixture[str]) -> None:
     from parlour.client.cli import main
 
-    assert main(["play"]) == 2
-    assert "--practice" in capsys.readouterr().err
+    assert main(["play", "golf"]) == 2  # without --practice: the lobby, which takes no game
+    assert "'parlour play --practice GAME'" in capsys.readouterr().err
     assert main(["play", "--practice", "nosuch"]) == 2
     assert "no game called 'nosuch'" in capsys.readouterr().err
     assert main(["play", "--practice", "golf", "-o", "x=1"]) == 2
