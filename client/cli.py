@@ -146,7 +146,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     if not args.practice:
         if args.game is not None or args.seed is not None or args.option:
             raise CommandError("GAME, --seed and -o are for practice: 'parlour play --practice GAME'")
-        from parlour.client.tui.lobby import LobbyApp
+        from parlour.client.tui.connect import LobbyApp
 
         LobbyApp(account(args)).run()
         return 0

@@ -16,23 +16,12 @@ from parlour.client.connection import Client
 from parlour.client.identity import Identity
 from parlour.client.line_race import Account
 from parlour.client.tui.app import ChooseGameScreen, GameScreen
+from parlour.client.tui.connect import ConnectScreen, LobbyApp
 from parlour.client.tui.layouts import layout_for
-from parlour.client.tui.lobby import (
-    ANY_BOT,
-    NO_BOT,
-    ConnectScreen,
-    CreateRaceScreen,
-    JoinCodeScreen,
-    LobbyApp,
-    LobbyScreen,
-    RaceSettings,
-    RoomScreen,
-    SettingsError,
-    lobby_notes,
-    race_cells,
-    settings_from,
-)
+from parlour.client.tui.lobby import JoinCodeScreen, LobbyScreen, lobby_notes, race_cells
 from parlour.client.tui.racing import RaceResultScreen, RaceScreen
+from parlour.client.tui.room import RoomScreen
+from parlour.client.tui.settings import ANY_BOT, NO_BOT, CreateRaceScreen, RaceSettings, SettingsError, settings_from
 from tests.bots.helpers import BotRun, bot_online
 from tests.client.tui.test_app import keyed_move, press_at
 from tests.client.tui.test_race import until
