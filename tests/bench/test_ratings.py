@@ -22,5 +22,5 @@ def test_the_ratings_bench_rates_every_bot_and_replays_the_ratings_from_the_expo
     assert sorted(row["name"] for row in golf["leaderboard"]) == ["random", "search"]
     assert all(row["races"] == 2 for row in golf["leaderboard"])
     assert golf["recomputed"] is True
-    # Search scores lower than random on 499 of the 500 Golf deals bots/STRENGTH.json holds (the other a tie).
+    # Search scores lower than random on 496 of the 500 Golf deals bots/STRENGTH.json holds (2 ties, 2 higher).
     assert golf["in_order"] is True, golf
