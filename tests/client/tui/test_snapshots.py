@@ -1,10 +1,12 @@
 """Snapshot tests (``pytest-textual-snapshot``): every game's practice board on a fixed deal at 80x24 and
-120x40, the board with a card selected (its legal destinations marked), the help screen and the chooser.
+120x40; at 80x24, the board with a card selected (its legal destinations marked) and with a hint, the help
+screen and the chooser.
 
 The SVGs are in ``__snapshots__/test_snapshots/``. After a deliberate change to how the app looks, look at
 the failure report (``snapshot_report.html``), then rewrite them with
-``pytest tests/client/tui/test_snapshots.py --snapshot-update`` and look at the new ones before committing.
-Everything on screen is fixed: the deals come from fixed seeds, and nothing shows a clock.
+``pytest -n 0 tests/client/tui/test_snapshots.py --snapshot-update`` (in one process, syrupy also deletes the
+snapshots no test takes any more, and a run without ``--snapshot-update`` fails on them) and look at the new
+ones before committing. Everything on screen is fixed: the deals come from fixed seeds, and nothing shows a clock.
 """
 
 from __future__ import annotations
