@@ -41,23 +41,21 @@ ENDINGS = {
 
 KEYS_HELP = """\
 [b]Moving[/b]
-  ← → ↑ ↓          move the cursor between piles and cells
-  Enter or Space   select the card under the cursor, then press again where it goes
-                   (press the selected pile again to take fewer cards, Esc to drop it)
-  mouse            click a card, then click where it goes; a click deep in a column
-                   takes the cards from there up
-  1-9              press the main row's 1st to 9th pile at once
-  s                turn the stock (or deal)
-  f                send the selected card (or the one under the cursor) to the foundations
-  r / e            redeal (Gaps) / settle the step (Chris-Cross Pairs)
-
+  arrows        move the cursor between piles and cells
+  Enter, Space  select the card under the cursor, then press where it goes
+                (the selected pile again takes fewer cards; Esc drops it)
+  mouse         click a card, then where it goes (a click deep in a column
+                takes the cards from there up)
+  1-9           press the main row's 1st to 9th pile
+  s             turn the stock (or deal)
+  f             send the selected card (or the cursor's) to the foundations
+  r / e         redeal (Gaps) / settle the step (Chris-Cross Pairs)
 [b]Help[/b]
-  h   hint: the greedy bot's move, marked with *
+  h   a hint: the greedy bot's move, marked *
   u   undo your last move
   n   a new deal of this game
   ?   this help          q   quit
-
-[b]Marks[/b]  ▸ the cursor   • the selected cards   → where they may go   * the hint
+[b]Marks[/b]  ▸ the cursor  • selected  → may go there  * the hint
 """
 
 
@@ -92,7 +90,7 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll():
             yield Static(Text.from_markup(f"[b]{game.title}[/b]: ") + Text(game.summary))
             yield Static(Text.from_markup(self.keys), id="keys")
-        yield Footer()
+        yield Footer(compact=True)
 
 
 class ResultScreen(ModalScreen[str]):
@@ -124,7 +122,7 @@ class ResultScreen(ModalScreen[str]):
             yield Static(Text(f"{title}: game over", style="bold"))
             yield Static(ending, id="ending")
             yield Static(f"{score_text(self.game_name, self.view)} after {self.moves} moves.", id="score")
-        yield Footer()
+        yield Footer(compact=True)
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
@@ -138,10 +136,10 @@ class GameScreen(Screen[None]):
         Binding("right", "cursor('right')", "Right", show=False),
         Binding("up", "cursor('up')", "Up", show=False),
         Binding("down", "cursor('down')", "Down", show=False),
-        Binding("enter,space", "press", "Select/place"),
+        Binding("enter,space", "press", "Pick"),
         Binding("escape", "clear", "Drop", show=False),
         Binding("s", "place('s')", "Stock"),
-        Binding("f", "foundation", "To foundation"),
+        Binding("f", "foundation", "Home"),
         Binding("r", "place('redeal')", "Redeal"),
         Binding("e", "place('settle')", "Settle"),
         Binding("h", "hint", "Hint"),
@@ -183,7 +181,7 @@ class GameScreen(Screen[None]):
             yield BoardView(self.board)
         yield Static(self.board.status, id="status")
         yield Static(id="message")
-        yield Footer()
+        yield Footer(compact=True)
 
     def above_board(self) -> ComposeResult:
         """Widgets between the title and the board (a race's clock and opponents); none here."""
@@ -398,7 +396,7 @@ class ChooseGameScreen(Screen[None]):
                 game = get_game(name)
                 options.append(Option(Text.assemble((game.title, "bold"), f"  {game.summary}"), id=name))
             yield OptionList(*options)
-        yield Footer()
+        yield Footer(compact=True)
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:  # the default screen, then a screen that opened this one

@@ -61,7 +61,7 @@ class ConnectScreen(Screen[None]):
                 yield Label("Servers used last (Enter picks one):")
                 yield OptionList(*(Option(printable(s), id=s) for s in self.recent), id="recent")
             yield Static(id="problem")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#server", Input).focus()

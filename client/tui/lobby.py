@@ -95,7 +95,7 @@ class LobbyScreen(Screen[None]):
         with VerticalScroll(id="notes"):
             yield Static(id="bots")
         yield Static("Enter joins the race under the cursor (or resumes yours); c creates one.", id="message")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         who = f"You are {printable(self.client.name)} on {printable(self.account.server)}"
@@ -225,7 +225,7 @@ class JoinCodeScreen(ModalScreen[str | None]):
         with Vertical():
             yield Label("The race's join code (Enter joins):")
             yield Input(id="code", max_length=64)
-        yield Footer()
+        yield Footer(compact=True)
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:

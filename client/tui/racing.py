@@ -68,7 +68,7 @@ class RaceResultScreen(ModalScreen[str]):
             yield Static("\n".join(results_text(self.end)), id="ranking")
             if self.end.seed:
                 yield Static(f"Seed {printable(self.end.seed)}, salt {printable(self.end.salt)}.", id="seed")
-        yield Footer()
+        yield Footer(compact=True)
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
@@ -199,7 +199,7 @@ class WaitingScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("Connecting…", id="waiting")
-        yield Footer()
+        yield Footer(compact=True)
 
 
 class RaceApp(App[None]):

@@ -52,7 +52,7 @@ class RoomScreen(Screen[None]):
             yield Static(id="settings")
             yield Static(id="seats")
             yield Static(id="news")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.show()

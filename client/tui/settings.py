@@ -154,7 +154,7 @@ class CreateRaceScreen(ModalScreen[RaceSettings | None]):
                 yield Button("Create", variant="primary", id="create")
                 yield Button("Cancel", id="cancel")
             yield Static(id="problem")
-        yield Footer()
+        yield Footer(compact=True)
 
     def bot_choices(self) -> list[tuple[str, str]]:
         playing = [b for b in self.bots if self.game in b.get("games", [])]
