@@ -15,15 +15,23 @@ directory, the rate limits out of the way and no countdown, as in load.py) and o
   race, inviting the bot, its acceptance and the start, then the screen. Mostly the network and the bot.
 - **key to board** (``move_ms_p50``, ``move_ms_p99``): in the races, moves chosen at random (``--seed``) from
   the view's legal moves, each made by keys as a person would: the arrow keys to the source and Enter, the arrow
-  keys to the destination, then the timed press, the Enter that completes the move. The time runs from just
-  before Pilot sends that key to the first paint of the screen after the board was redrawn from the server's
-  ``ack`` (the table's ``moves_made`` went up, and every place's widget shows the ack's view): the app's key
-  handling, the move's round trip to the server, the redraw and Textual's next screen update (it paints at most
-  60 times a second, so up to some 17 ms of the figure are that). ``ack_ms_p50``/``ack_ms_p99`` are the part
-  up to the ack's arrival. A race goes on until ``--moves`` moves are timed or the game has no move left; then
-  it is conceded if need be, and the next race starts. The timed moves wait until the bot has finished its own
-  game (the random bot plays the whole deal within a second), so they measure the app and the server, not the
-  bot's burst.
+  keys to the destination, then the timed press, the Enter that completes the move (a move made by one press,
+  such as turning the stock, is that press alone). The time runs from just before Pilot sends that key to the
+  first paint of the screen after the board was redrawn from the server's ``ack`` (the table's ``moves_made``
+  went up, and every place's widget shows the ack's view): the app's key handling, the move's round trip to the
+  server, the redraw and Textual's next screen update (it paints at most 60 times a second, so up to some 17 ms
+  of the figure are that wait). ``ack_ms_p50``/``ack_ms_p99`` are the part up to the ack's arrival.
+  A race goes on until ``--moves`` moves are timed or the game has no move left; then it is conceded if need
+  be, and the next race starts. The timed moves wait until the bot has finished its own game (in Golf the
+  random bot is done within a second; at most 20 s are waited, then a line on stderr says so), so they measure
+  the app and the server, not the bot's burst of moves.
+
+How a paint is seen: ``call_after_refresh`` from the screen (after the redraw, or when the screen is shown),
+whose callback Textual runs once the screen's next update has been rendered, after any callback queued before it
+(at the first screen the footer's recompose, which paints again: the figure is the screen with its footer). The
+headless driver renders each update as a terminal would get it and only skips writing it out, so a real terminal
+adds that write. The hooks wrap the screen's ``redraw`` and the table's ``play`` on the instance; the app itself
+is not changed.
 
 p99 is the nearest-rank percentile: with fewer than 100 moves it is the slowest. Targets (issue 13): first
 screen under 1 s, key to board under 50 ms.
@@ -263,8 +271,10 @@ async def race(url: str, game: str, wanted: int, chooser: random.Random, size: t
         assert isinstance(screen, RaceScreen)
         table = screen.race
         watch = Stopwatch(screen)
-        with contextlib.suppress(RuntimeError):  # a bot still playing only makes the figures noisier
+        try:
             await until(lambda: all(o.finished for o in table.opponents.values()), "the bot finishes", SETTLE)
+        except RuntimeError:  # a bot still playing only makes the figures noisier
+            print(f"tui: the bot is still playing after {SETTLE:.0f} s: timing anyway", file=sys.stderr)
         while timed < wanted and table.view["ended"] is None and app.screen is screen:
             choices = keyed_moves(layout, table.view)
             if not choices:
