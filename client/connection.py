@@ -301,6 +301,12 @@ class Client:
     ) -> None:
         await self.close()
 
+    @property
+    def reconnecting(self) -> bool:
+        """Whether the connection was lost and is being reopened now (requests made meanwhile wait for it,
+        and a :class:`Resumed` event follows when it is back)."""
+        return bool(self.player) and self._ws is None and self._failure is None and not self._closing
+
     # --- lobby -----------------------------------------------------------------------
 
     async def lobby(self, *, limit: int = 50, after: str | None = None) -> Races:

@@ -114,6 +114,9 @@ class LobbyScreen(Screen[None]):
         another screen is on top (a race, the room), whose requests come first."""
         if self.races and self.app.screen is not self:
             return
+        lost = self.client.reconnecting
+        if lost:
+            self.say("Connection lost: reconnecting…", refused=True)
         try:
             page = await self.client.lobby(limit=100)
         except ClientError as error:
@@ -122,6 +125,8 @@ class LobbyScreen(Screen[None]):
         except Disconnected as error:
             self.say(f"The connection is lost: {error}", refused=True)
             return
+        if lost:
+            self.say("Reconnected.")
         mine = [r for r in page.races if any(p.get("player") == self.client.player for p in r.get("players", []))]
         others = [r for r in page.races if r not in mine]
         self.races = {str(r["id"]): r for r in mine + others}

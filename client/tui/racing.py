@@ -110,15 +110,17 @@ class RaceScreen(GameScreen):
         return super().check_action(action, parameters)
 
     def race_lines(self) -> str:
-        """The clock, then one line per opponent."""
+        """The clock (and the connection, while it is being reopened), then one line per opponent."""
         lines = [clock_text(self.race.time_left()) if self.race.end is None else "The race is over."]
+        if self.race.client.reconnecting:
+            lines[0] += "  ·  Connection lost: reconnecting…"
         lines += [opponent.line() for _, opponent in sorted(self.race.opponents.items())]
         return "\n".join(lines)
 
     def show_race(self) -> None:
         if self.query("#race"):  # not while the screen is being mounted or taken down
             self.put("#race", self.race_lines())
-            hurry = self.race.end is None and self.race.time_left() < HURRY
+            hurry = self.race.client.reconnecting or (self.race.end is None and self.race.time_left() < HURRY)
             self.query_one("#race", Static).set_class(hurry, "hurry")
 
     async def listen(self) -> None:

@@ -251,6 +251,8 @@ async def test_a_move_made_from_another_connection_is_caught_up_with(server: Ser
 class Silent:
     """A client whose events never come (for the screen alone, without a server)."""
 
+    reconnecting = False
+
     async def events(self) -> AsyncIterator[object]:
         await asyncio.Event().wait()
         yield None
@@ -301,3 +303,35 @@ async def test_the_clock_is_marked_in_the_last_minute_and_the_help_tells_the_rac
         assert isinstance(app.screen, HelpScreen)
         keys = str(app.screen.query_one("#keys", Static).render())
         assert "concede (press it twice)" in keys and "new deal" not in keys and "created with undo" in keys
+
+
+@pytest.mark.asyncio
+async def test_a_lost_connection_shows_while_it_is_reopened_and_the_race_goes_on(server: ServerProcess) -> None:
+    ann = await Client.connect(server.url, "ann")
+    bob = await Client.connect(server.url, "bob")
+    race_id = str((await ann.create("golf")).race["id"])
+    await bob.join(race_id)
+    for client in (ann, bob):
+        await client.ready(race_id)
+    start = await ann.next_event(Start, race=race_id, timeout=20)
+    table = RaceTable(ann, (await ann.snapshot(race_id)).race, start)
+    app = OneRace(table)
+    async with bob, app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, RaceScreen) and bool(race_text(app.screen)))
+        screen = app.screen
+        assert isinstance(screen, RaceScreen)
+        assert "reconnecting" not in race_text(screen)
+
+        server.kill()
+        await until(pilot, lambda: "Connection lost: reconnecting…" in race_text(screen), what="the drop shown")
+        assert screen.query_one("#race", Static).has_class("hurry")
+        await asyncio.to_thread(server.start)
+        await until(pilot, lambda: message(screen) == ("Reconnected.", False), timeout=30, what="back")
+        await until(pilot, lambda: "reconnecting" not in race_text(screen), what="the line cleared")
+
+        layout = layout_for("golf")
+        move, places = keyed_move(layout, table.view, screen.cursor)
+        for place in places:
+            await press_at(pilot, screen, place)
+        assert message(screen) == (f"Played {move.text()}.", False) and table.moves_made == 1
+    await ann.close()
