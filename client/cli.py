@@ -3,7 +3,7 @@
 parlour games                               list the games and their options
 parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
 parlour play [--server URL]                 the terminal app: connect, the lobby, create or join races
-parlour play --practice [GAME] [--seed N]   the terminal app: practise any game against the engine
+parlour play --practice [GAME] [--bot NAME] the terminal app: practise any game (racing a bot here)
 parlour play --race GAME --bot NAME         the terminal app: race a bot on the server at once
 parlour play-local GAME [--seed N]          play a game in this terminal, by typed lines
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
@@ -157,9 +157,18 @@ def cmd_play(args: argparse.Namespace) -> int:
         raise CommandError("--seed and -o need a GAME")
     if args.game is not None:
         get_game(args.game).resolve_options(options)
+    if args.bot is not None:  # an unknown bot's error, before the screen is taken over
+        from parlour.bots import BotNotFound, load_bot
+
+        try:
+            bot = load_bot(args.bot)
+        except BotNotFound as error:
+            raise CommandError(str(error)) from None
+        if args.game is not None and not bot.plays(args.game):
+            raise CommandError(f"the bot {args.bot} does not play {args.game}")
     from parlour.client.tui.app import PlayApp
 
-    PlayApp(args.game, args.seed, options).run()
+    PlayApp(args.game, args.seed, options, bot=args.bot).run()
     return 0
 
 
@@ -735,7 +744,12 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--seed", type=parse_seed, help=f"the deal's seed, 0 to 2**{SEED_BITS}-1 (default: random)")
     app.add_argument("-o", "--option", action="append", default=[], metavar="NAME=VALUE", help="a game option")
     app.add_argument("--race", metavar="GAME", help="create a race of GAME on the server and race --bot in it")
-    app.add_argument("--bot", metavar="NAME", help="the bot invited to the race (a name from 'parlour races')")
+    app.add_argument(
+        "--bot",
+        metavar="NAME",
+        help="with --race: the bot invited (a name from 'parlour races'); with --practice: an installed bot "
+        "(see 'parlour bots') racing you in this process on the same deal",
+    )
     app.add_argument("--time-limit", type=int, default=600, metavar="SECONDS", help="the race's time limit")
     app.add_argument("--undo", action="store_true", help="allow undo in the race")
     client_options(app)

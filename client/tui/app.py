@@ -413,15 +413,25 @@ class ChooseGameScreen(Screen[None]):
 
 
 class PlayApp(App[None]):
-    """``parlour play --practice [GAME]``: practise a game offline, or choose one first."""
+    """``parlour play --practice [GAME] [--bot NAME]``: practise a game offline (racing an in-process bot on
+    the same deal when ``bot`` names one), or choose the game first."""
 
     TITLE = "Parlour"
 
-    def __init__(self, game: str | None = None, seed: int | None = None, options: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        game: str | None = None,
+        seed: int | None = None,
+        options: dict[str, Any] | None = None,
+        bot: str | None = None,
+        pace: float = 1.0,
+    ):
         super().__init__()
         self.game_name = game
         self.seed = seed
         self.options = options or {}
+        self.bot = bot
+        self.pace = pace
 
     def on_mount(self) -> None:
         self.open_first()
@@ -434,11 +444,30 @@ class PlayApp(App[None]):
             self.open_practice(self.game_name, self.seed)
 
     def open_practice(self, game: str, seed: int | None = None) -> None:
-        """Open a practice game of ``game`` on the deal of ``seed`` (a fresh one if ``None``)."""
+        """Open a practice game of ``game`` on the deal of ``seed`` (a fresh one if ``None``), against the
+        app's bot if it has one."""
         options = self.options if game == self.game_name else {}
+        if self.bot is not None:
+            self.open_practice_race(game, seed, options, self.bot)
+            return
 
         def new_table() -> Table:
             return Practice(game, secrets.randbits(32), options)
 
         first = new_table() if seed is None else Practice(game, seed, options)
         self.push_screen(GameScreen(first, new_table))
+
+    def open_practice_race(self, game: str, seed: int | None, options: dict[str, Any], bot: str) -> None:
+        # Imported here: the practice race's screen is built on this module's GameScreen.
+        from parlour.client.tui.practice_race import PracticeRaceScreen
+        from parlour.client.tui.rival import Rival
+
+        def pair(seed: int) -> tuple[Practice, Rival]:
+            table = Practice(game, seed, options)
+            return table, Rival(bot, table.game, seed, options)
+
+        def new_race() -> tuple[Practice, Rival]:
+            return pair(secrets.randbits(32))
+
+        table, rival = pair(secrets.randbits(32) if seed is None else seed)
+        self.push_screen(PracticeRaceScreen(table, rival, new_race, self.pace))

@@ -218,3 +218,71 @@ def test_parlour_play_wants_practice_and_a_known_game(capsys: pytest.CaptureFixt
     assert "no game called 'nosuch'" in capsys.readouterr().err
     assert main(["play", "--practice", "golf", "-o", "x=1"]) == 2
     assert main(["play", "--practice", "--seed", "3"]) == 2  # a seed needs a game
+
+
+@pytest.mark.asyncio
+async def test_practice_against_a_bot_on_the_same_deal_ranks_both_games() -> None:
+    from parlour.client.tui.practice_race import PracticeRaceResultScreen, PracticeRaceScreen
+
+    app = PlayApp("golf", SEED, bot="greedy", pace=0.01)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, PracticeRaceScreen)
+        rival = screen.rival
+        assert rival.game.deal(SEED) == screen.practice._states[0]  # the same deal
+        await until_true(pilot, lambda: rival.moves > 0)
+        race_line = str(screen.query_one("#race", Static).render())
+        assert race_line.startswith("Racing greedy on the same deal. greedy: score ")
+
+        layout = layout_for("golf")
+        while screen.table.view["ended"] is None:
+            _, places = keyed_move(layout, screen.table.view, screen.cursor)
+            for place in places:
+                await press_at(pilot, screen, place)
+        await until_true(pilot, lambda: isinstance(app.screen, PracticeRaceResultScreen))
+        ranking = str(app.screen.query_one("#ranking", Static).render()).splitlines()
+        assert sorted(line.split(":")[0][3:] for line in ranking) == ["greedy", "you"]
+        assert rival.finished and rival.opponent().finished
+        await pilot.press("n")  # a new deal against the same bot
+        assert isinstance(app.screen, PracticeRaceScreen) and app.screen.rival is not rival
+        await pilot.press("q")
+
+
+async def until_true(pilot: Pilot[None], condition: Any, timeout: float = 20.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if condition():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("not within the time")
+
+
+def test_a_practice_race_needs_an_installed_bot_that_plays_the_game(capsys: pytest.CaptureFixture[str]) -> None:
+    from parlour.client.cli import main
+
+    assert main(["play", "--practice", "golf", "--bot", "nosuch"]) == 2
+    assert "no bot called 'nosuch'" in capsys.readouterr().err
+
+
+def test_a_rival_plays_its_own_game_to_its_end_and_a_failing_bot_concedes() -> None:
+    from parlour.client.tui.rival import Rival, practice_ranking
+
+    game = get_game("golf")
+    rival = Rival("random", game, SEED)
+    while not rival.finished:
+        rival.step()
+    assert rival.state.ended is not None and rival.moves > 0 and rival.finished_after is not None
+    capped = Rival("random", game, SEED, max_moves=3)
+    for _ in range(10):
+        capped.step()
+    assert capped.moves == 3 and capped.opponent().ended == "out_of_time"
+
+    broken = Rival("greedy", game, SEED)
+
+    def fail(turn: object) -> Move:
+        raise RuntimeError("boom")
+
+    broken.bot.choose = fail  # type: ignore[method-assign]
+    broken.step()
+    assert broken.opponent().ended == "conceded" and broken.problem == "greedy failed: RuntimeError: boom"
+    lines = practice_ranking(game, [broken.result(), {**rival.result(), "name": "you"}])
+    assert lines[1].startswith("2. greedy: score 35 (conceded, 0 moves")  # golf: fewer cards left ranks first
