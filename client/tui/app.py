@@ -55,6 +55,7 @@ KEYS_HELP = """\
   u   undo your last move
   n   a new deal of this game
   ?   this help          q   quit
+  ctrl+t  light or dark  ctrl+p  every command
 [b]Marks[/b]  ▸ the cursor  • selected  → may go there  * the hint
 """
 
@@ -417,6 +418,7 @@ class PlayApp(App[None]):
     the same deal when ``bot`` names one), or choose the game first."""
 
     TITLE = "Parlour"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("ctrl+t", "toggle_theme", "Light/dark", show=False)]
 
     def __init__(
         self,
@@ -435,6 +437,10 @@ class PlayApp(App[None]):
 
     def on_mount(self) -> None:
         self.open_first()
+
+    def action_toggle_theme(self) -> None:
+        """Light if dark, dark if light (the command palette, ctrl+p, lists every theme)."""
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
     def open_first(self) -> None:
         """The first screen: the game chooser, or the game given."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections import deque
 from typing import Any
 
@@ -286,3 +287,34 @@ def test_a_rival_plays_its_own_game_to_its_end_and_a_failing_bot_concedes() -> N
     assert broken.opponent().ended == "conceded" and broken.problem == "greedy failed: RuntimeError: boom"
     lines = practice_ranking(game, [broken.result(), {**rival.result(), "name": "you"}])
     assert lines[1].startswith("2. greedy: score 35 (conceded, 0 moves")  # golf: fewer cards left ranks first
+
+
+@pytest.mark.asyncio
+async def test_ctrl_t_switches_light_and_dark_and_no_color_draws_no_red(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = PlayApp("golf", SEED)
+    async with app.run_test(size=SIZE) as pilot:
+        assert app.current_theme.dark
+        await pilot.press("ctrl+t")
+        assert not app.current_theme.dark
+        await pilot.press("ctrl+t")
+        assert app.current_theme.dark
+        assert any(reddish(rgb) for rgb in svg_colours(app.export_screenshot()))  # the red suits
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = PlayApp("golf", SEED)
+    async with plain.run_test(size=SIZE):
+        assert plain.no_color
+        assert not any(reddish(rgb) for rgb in svg_colours(plain.export_screenshot()))  # suits by symbol only
+
+
+def svg_colours(svg: str) -> list[tuple[int, int, int]]:
+    """Every #rrggbb colour an exported screen uses (not the window's buttons drawn around it)."""
+    svg = re.sub(r"<circle[^>]*>", "", svg)
+    return [(int(m[0:2], 16), int(m[2:4], 16), int(m[4:6], 16)) for m in re.findall(r"#([0-9a-fA-F]{6})\b", svg)]
+
+
+def reddish(rgb: tuple[int, int, int]) -> bool:
+    red, green, blue = rgb
+    return red > green + 60 and red > blue + 60
