@@ -1,6 +1,6 @@
 """Snapshot tests (``pytest-textual-snapshot``): every game's practice board on a fixed deal at 80x24 and
 120x40; at 80x24, the board with a card selected (its legal destinations marked) and with a hint, the help
-screen and the chooser.
+screen and the chooser; a race in progress (its clock stopped).
 
 The SVGs are in ``__snapshots__/test_snapshots/``. After a deliberate change to how the app looks, look at
 the failure report (``snapshot_report.html``), then rewrite them with
@@ -16,11 +16,16 @@ from collections.abc import Awaitable, Callable
 import pytest
 from textual.pilot import Pilot
 
+from parlour.bots.base import Turn
+from parlour.bots.greedy import GreedyBot
+from parlour.client.connection import Progress, Start
 from parlour.client.tui.app import GameScreen, PlayApp
 from parlour.client.tui.layouts import layout_for
 from parlour.client.tui.picking import Select, press
-from parlour.games import game_names
+from parlour.client.tui.race import RaceTable, progressed
+from parlour.games import game_names, get_game
 from tests.client.tui.test_app import keys_to
+from tests.client.tui.test_race import OneRace, Silent
 
 SEED = 7
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
@@ -89,3 +94,32 @@ def test_help_screen(snap_compare: SnapCompare) -> None:
 def test_game_chooser(snap_compare: SnapCompare) -> None:
     """The practice chooser, listing the eight games."""
     assert snap_compare(PlayApp(), terminal_size=SIZES["80x24"])
+
+
+class FrozenClock(RaceTable):
+    """A race table whose clock stands still (4:05 left), for a snapshot."""
+
+    def time_left(self) -> float:
+        return 245.0
+
+
+def test_a_race_in_progress(snap_compare: SnapCompare) -> None:
+    """A race of The Chance 30 moves in, against two opponents (the README shows this one)."""
+    game = get_game("the-chance")
+    state = game.deal(SEED)
+    for seq in range(30):
+        state = game.apply(state, GreedyBot(0).choose(Turn.of(game.view(state, "player"), seq)))
+    race = {"id": "5f0c2a9e41", "game": game.name, "players": [{"seat": s, "name": who} for s, who in
+                                                                 enumerate(["ann", "bob", "greedy"])]}  # fmt: skip
+    start = Start(race="5f0c2a9e41", seat=0, deadline=0.0, seq=30, view=game.view(state, "player"))
+    table = FrozenClock(Silent(), race, start)  # type: ignore[arg-type]
+    table._moves = 30
+    table.opponents = progressed(table.opponents, Progress(race="r", seat=1, score=3, moves=14), seat=0)
+    table.opponents = progressed(
+        table.opponents, Progress(race="r", seat=2, score=6, moves=31, finished=True, ended="stuck"), seat=0
+    )
+    assert snap_compare(Shown(table), terminal_size=(80, 24))
+
+
+class Shown(OneRace):
+    TITLE = "Parlour"
