@@ -7,7 +7,8 @@ The other seats are known only by their ``progress`` events (:class:`Opponent`),
 end by its ``end`` event. :func:`open_race` creates a race, invites a bot and waits for the start.
 
 The pure parts (:class:`Opponent`, :func:`opponents_from`, :func:`progressed`, :func:`clock_text`,
-:func:`results_text`) read messages and return values; the table's methods do the I/O.
+:func:`results_text`, :func:`seed_check`, :func:`par`) read messages and return values; the table's
+methods do the I/O.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from parlour.bots.base import Turn
+from parlour.bots.ceiling import ceiling, ceiling_exact
 from parlour.bots.greedy import GreedyBot
 from parlour.client.connection import Client, ClientError, End, Progress, Start
 from parlour.client.line_play import describe_error, plural
 from parlour.client.line_race import server_offset
-from parlour.games import Game, GameError, IllegalMove, Move, get_game
+from parlour.games import Game, GameError, IllegalMove, Move, Score, get_game
+from parlour.protocol.replay import commitment
 from parlour.protocol.text import printable
 
 
@@ -93,6 +96,27 @@ def results_text(end: End) -> list[str]:
     ]
 
 
+def seed_check(end: End, published: str) -> str:
+    """Whether the seed and salt the race's end reveals match the commitment published at the start: the
+    deal was fixed before anyone moved."""
+    try:
+        honest = bool(published) and commitment(int(end.seed, 16), bytes.fromhex(end.salt)) == published
+    except ValueError:
+        honest = False
+    seed = f"Seed {printable(end.seed)}"
+    if honest:
+        return f"{seed}: it matches the commitment published at the start, so the deal was fixed before it."
+    return f"{seed}: it does NOT match the commitment published at the start ({printable(published) or 'none'})."
+
+
+def par(game: Game[Any], seed: str, options: dict[str, Any]) -> Score | None:
+    """The best score a player who saw every card could reach on the race's deal, where the game has an exact
+    solver (else ``None``). Slow for some deals: call it in a thread."""
+    if not ceiling_exact(game):
+        return None
+    return ceiling(game, game.deal(int(seed, 16), options))
+
+
 class RaceTable:
     """This player's seat in a running race, played through ``client``."""
 
@@ -102,6 +126,7 @@ class RaceTable:
         self.game: Game[Any] = get_game(str(race["game"]))
         self.origin = f"race {self.race_id}"
         self.seat = start.seat
+        self.commitment = start.commitment  # to the secret seed, published at the start
         self.deadline = start.deadline
         self.offset = offset  # the server's clock minus this machine's
         self.allows_undo = bool(race.get("undo", False))

@@ -8,6 +8,7 @@ other seats' ``progress``, the race's ``end``) and redraws the race line; a time
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
@@ -19,9 +20,10 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
+from parlour.bots.ceiling import ceiling_exact
 from parlour.client.connection import Client, ClientError, Disconnected, End, Resumed
 from parlour.client.tui.app import ENDINGS, KEYS_HELP, GameScreen, HelpScreen, refusal_text, score_text
-from parlour.client.tui.race import RaceTable, clock_text, open_race, results_text
+from parlour.client.tui.race import RaceTable, clock_text, open_race, par, results_text, seed_check
 from parlour.games import GameError
 from parlour.protocol.text import printable
 
@@ -67,8 +69,24 @@ class RaceResultScreen(ModalScreen[str]):
             yield Static(f"{mine} {score_text(self.table.game.name, view)}.", id="ending")
             yield Static("\n".join(results_text(self.end)), id="ranking")
             if self.end.seed:
-                yield Static(f"Seed {printable(self.end.seed)}, salt {printable(self.end.salt)}.", id="seed")
+                yield Static(seed_check(self.end, self.table.commitment), id="seed")
+                yield Static(id="par")
         yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        if self.end.seed and ceiling_exact(self.table.game):
+            self.query_one("#par", Static).update("Par: working it out…")
+            self.run_worker(self.show_par(), name="par", exclusive=True)
+
+    async def show_par(self) -> None:
+        """The deal's par (the best a player seeing every card reaches), from the game's solver."""
+        view = self.table.view
+        try:
+            best = await asyncio.to_thread(par, self.table.game, self.end.seed, dict(view.get("options", {})))
+        except ValueError:
+            best = None
+        text = "Par: unknown." if best is None else f"Par {best}: the best score a player seeing every card reaches."
+        self.query_one("#par", Static).update(text)
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)

@@ -15,6 +15,7 @@ import pytest_asyncio
 from textual.app import App
 from textual.widgets import Static
 
+from parlour.bots.ceiling import ceiling
 from parlour.client.connection import Client, ClientError, End, Progress, Start
 from parlour.client.tui.app import GameScreen, HelpScreen
 from parlour.client.tui.layouts import Layout, layout_for, legal_moves
@@ -25,12 +26,15 @@ from parlour.client.tui.race import (
     Refused,
     clock_text,
     opponents_from,
+    par,
     progressed,
     refusal,
     results_text,
+    seed_check,
 )
 from parlour.client.tui.racing import RaceApp, RaceResultScreen, RaceScreen
 from parlour.games import IllegalMove, game_names, get_game
+from parlour.protocol.replay import commitment
 from tests.bots.helpers import BotRun, bot_online
 from tests.client.tui.test_app import drawn, keyed_move, message, path_keys, press_at
 from tests.conftest import ServerProcess
@@ -58,6 +62,19 @@ def test_opponents_are_the_other_seats_and_progress_updates_them() -> None:
     assert progressed(done, Progress(race="r", seat=0, score=1, moves=9), seat=0) == done  # one's own seat
     unknown = progressed({}, Progress(race="r", seat=3, score=5, moves=2), seat=0)
     assert unknown[3].name == "seat 3"
+
+
+def test_the_revealed_seed_is_checked_against_the_commitment_and_par_comes_from_a_solver() -> None:
+    seed, salt = 12345, bytes(16)
+    published = commitment(seed, salt)
+    honest = End(race="r", seed=f"{seed:x}", salt=salt.hex())
+    assert "it matches the commitment" in seed_check(honest, published)
+    assert "does NOT match" in seed_check(End(race="r", seed=f"{seed + 1:x}", salt=salt.hex()), published)
+    assert "does NOT match" in seed_check(End(race="r", seed="zz", salt="??"), published)
+    golf = get_game("golf")
+    best = par(golf, f"{seed:x}", {})
+    assert best is not None and best <= 35 and best == ceiling(golf, golf.deal(seed))
+    assert par(get_game("gate"), f"{seed:x}", {}) is None  # its ceiling is only a bound: no par
 
 
 def test_clock_refusals_and_results() -> None:
@@ -164,6 +181,9 @@ async def test_a_golf_race_against_the_random_bot_on_a_real_server(server: Serve
         ranking = str(result.query_one("#ranking", Static).render())
         assert "ann" in ranking and "random" in ranking and len(ranking.splitlines()) == 2
         assert "Conceded." in str(result.query_one("#ending", Static).render())
+        assert "it matches the commitment published at the start" in str(result.query_one("#seed", Static).render())
+        par_line = result.query_one("#par", Static)
+        await until(pilot, lambda: str(par_line.render()).startswith("Par "), what="Golf's par, from its solver")
         await pilot.press("q")
 
 
