@@ -127,6 +127,8 @@ class GermanPatienceLayout(Layout):
         return Board((top, piles), main=1, status="A card goes on a pile one rank lower (K, then A); 13 fill a pile.")
 
     def attempt(self, view: View, src: str, dst: str, count: int) -> Move | str:
+        if dst == "w":
+            return "only the stock turns cards onto the waste"
         return Move("move", src, dst)
 
 
@@ -269,9 +271,9 @@ class GateLayout(Layout):
         return Board((top, reserves, piles), main=2, status=f"A vacant pile takes {vacancy[b['vacancy']]}.")
 
     def attempt(self, view: View, src: str, dst: str, count: int) -> Move | str:
-        if dst == "f" or not src.startswith("t"):
-            return Move("move", src, dst)
-        return Move("move", src, dst, max(count, 1))
+        if src.startswith("t") and dst.startswith("t"):  # only a move between piles gives a number of cards
+            return Move("move", src, dst, max(count, 1))
+        return Move("move", src, dst)
 
 
 class TheChanceLayout(Layout):
@@ -293,6 +295,8 @@ class TheChanceLayout(Layout):
         return Board((top, columns), main=1, status=status)
 
     def attempt(self, view: View, src: str, dst: str, count: int) -> Move | str:
+        if dst == "w":
+            return "only the stock turns cards onto the waste"
         if src == "w":
             return Move("move", "w", dst)
         return Move("move", src, dst, max(count, 1))

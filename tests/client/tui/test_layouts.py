@@ -10,7 +10,7 @@ import pytest
 from parlour.client.tui.board import Board, card_face, step
 from parlour.client.tui.layouts import layout_for, legal_moves
 from parlour.client.tui.picking import Clear, Play, Refuse, Select, Selection, press
-from parlour.games import Game, Move, game_names, get_game
+from parlour.games import Game, IllegalMove, Move, game_names, get_game
 
 SEEDS = (1, 7, 42)
 
@@ -60,6 +60,34 @@ def test_every_legal_move_is_made_by_pressing_its_places(name: str) -> None:
                 for link in layout.link(move, view):
                     assert link.src in names and link.dst in names | {""}, (move, link)
                 assert pressing(name, view, move) == move, (seed, move)
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_a_pair_of_places_sends_only_moves_the_engine_reads(name: str) -> None:
+    """Pressing any source then any destination sends a legal move, or one the engine refuses as illegal
+    (with its reason), never one it cannot read (a server would answer ``bad_move``)."""
+    game = get_game(name)
+    layout = layout_for(name)
+    for seed in SEEDS[:2]:
+        rng = random.Random(seed)
+        state = game.deal(seed)
+        for _ in range(12):
+            view = game.view(state, "player")
+            board = layout.board(view)
+            names = [p.name for p in board.places() if p.pointable and p.name not in layout.actions]
+            for src in names:
+                first = press(layout, view, board, None, src)
+                if not isinstance(first, Select):
+                    continue
+                for dst in names:
+                    second = press(layout, view, board, first.selection, dst)
+                    if isinstance(second, Play) and second.move not in legal_moves(view):
+                        with pytest.raises(IllegalMove):
+                            game.apply(state, second.move)
+            legal = game.legal_moves(state)
+            if not legal:
+                break
+            state = game.apply(state, rng.choice(legal))
 
 
 @pytest.mark.parametrize("name", game_names())
