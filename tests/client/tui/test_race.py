@@ -17,6 +17,7 @@ from textual.widgets import Static
 
 from parlour.bots.ceiling import ceiling
 from parlour.client.connection import Client, ClientError, End, Progress, Start
+from parlour.client.line_play import plural
 from parlour.client.tui.app import GameScreen, HelpScreen
 from parlour.client.tui.layouts import Layout, layout_for, legal_moves
 from parlour.client.tui.picking import Play, Select, press
@@ -177,7 +178,7 @@ async def test_a_race_against_a_bot_on_a_real_server(server: ServerProcess, tmp_
         await until(pilot, lambda: table.opponents[1].moves > 0, what="the bot's progress")
         bot = table.opponents[1]
         await until(pilot, lambda: race_text(screen).splitlines()[1] == bot.line(), what="the panel redrawn")
-        assert bot.line().startswith(f"{opponent}: score {bot.score}, {bot.moves} moves, ")
+        assert bot.line().startswith(f"{opponent}: score {bot.score}, {plural(bot.moves, 'move')}, ")
 
         # Concede (c asks, a second c concedes); once the bot is done too, the race's result.
         await pilot.press("c")
