@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -20,6 +21,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
 from parlour.client.connection import Client, ClientError, Disconnected, End, Resumed
+from parlour.client.line_race import replay_file, save_replay_to
 from parlour.client.tui.app import ENDINGS, KEYS_HELP, GameScreen, HelpScreen, refusal_text, score_text
 from parlour.client.tui.race import RaceTable, clock_text, open_race, results_text
 from parlour.games import GameError
@@ -35,10 +37,13 @@ CONFIRM = 3.0  # seconds within which a second c concedes
 
 
 class RaceResultScreen(ModalScreen[str]):
-    """The race is over: this player's ending and score, the ranking, the revealed seed. Dismissed with
-    ``"board"``, ``"lobby"`` (only when the race was entered from the lobby) or ``"quit"``."""
+    """The race is over: this player's ending and score, the ranking, the revealed seed. ``s`` saves the
+    replay to ``RACE.replay.json`` in the working directory (as ``parlour replay RACE`` does) and says
+    where. Dismissed with ``"board"``, ``"lobby"`` (only when the race was entered from the lobby) or
+    ``"quit"``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "save", "Save replay"),
         Binding("escape", "choose('board')", "See the board"),
         Binding("l", "choose('lobby')", "Back to the lobby"),
         Binding("q", "choose('quit')", "Quit"),
@@ -68,7 +73,20 @@ class RaceResultScreen(ModalScreen[str]):
             yield Static("\n".join(results_text(self.end)), id="ranking")
             if self.end.seed:
                 yield Static(f"Seed {printable(self.end.seed)}, salt {printable(self.end.salt)}.", id="seed")
+            yield Static(id="saved")
         yield Footer(compact=True)
+
+    async def action_save(self) -> None:
+        """Fetch the replay and save it; say where, or why not."""
+        path = replay_file(self.table.race_id)
+        saved = self.query_one("#saved", Static)
+        try:
+            await save_replay_to(self.table.client, self.table.race_id, path)
+        except (ClientError, Disconnected, OSError) as error:
+            saved.update(Text(f"Could not save the replay to {printable(path)}: {printable(str(error))}"))
+            return
+        where = printable(str(Path(path).absolute()))
+        saved.update(Text(f"Replay saved to {where}: check it with  parlour verify {printable(path)}"))
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
