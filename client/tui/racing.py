@@ -24,6 +24,8 @@ from parlour.client.connection import Client, ClientError, Disconnected, End, Re
 from parlour.client.line_race import replay_file, save_replay_to
 from parlour.client.tui.app import ENDINGS, KEYS_HELP, GameScreen, HelpScreen, refusal_text, score_text
 from parlour.client.tui.race import RaceTable, clock_text, open_race, results_text
+from parlour.client.tui.replay import ReplayScreen, fetch_replay
+from parlour.client.tui.replaying import ReplayRefused
 from parlour.games import GameError
 from parlour.protocol.text import printable
 
@@ -39,11 +41,12 @@ CONFIRM = 3.0  # seconds within which a second c concedes
 class RaceResultScreen(ModalScreen[str]):
     """The race is over: this player's ending and score, the ranking, the revealed seed. ``s`` saves the
     replay to ``RACE.replay.json`` in the working directory (as ``parlour replay RACE`` does) and says
-    where. Dismissed with ``"board"``, ``"lobby"`` (only when the race was entered from the lobby) or
-    ``"quit"``."""
+    where; ``v`` opens it in a :class:`~parlour.client.tui.replay.ReplayScreen`. Dismissed with
+    ``"board"``, ``"lobby"`` (only when the race was entered from the lobby) or ``"quit"``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("s", "save", "Save replay"),
+        Binding("v", "watch", "Replay"),
         Binding("escape", "choose('board')", "See the board"),
         Binding("l", "choose('lobby')", "Back to the lobby"),
         Binding("q", "choose('quit')", "Quit"),
@@ -87,6 +90,16 @@ class RaceResultScreen(ModalScreen[str]):
             return
         where = printable(str(Path(path).absolute()))
         saved.update(Text(f"Replay saved to {where}: check it with  parlour verify {printable(path)}"))
+
+    async def action_watch(self) -> None:
+        """Fetch the replay and step through it (Esc comes back here)."""
+        saved = self.query_one("#saved", Static)
+        try:
+            replay = await fetch_replay(self.table.client, self.table.race_id)
+        except (ClientError, Disconnected, ReplayRefused) as error:
+            saved.update(Text(f"Cannot show the replay: {printable(str(error))}"))
+            return
+        self.app.push_screen(ReplayScreen(replay))
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)

@@ -22,6 +22,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 
+from parlour.client.connection import Client
 from parlour.client.line_play import plural
 from parlour.client.tui.app import HelpScreen
 from parlour.client.tui.layouts import Layout, layout_for
@@ -78,6 +79,13 @@ def load_replay(source: Replay | Mapping[str, Any] | str | Path) -> Replay:
             raise ReplayRefused([f"{source} is not JSON: {error}"]) from None
         return positions_of(document)
     return positions_of(source)
+
+
+async def fetch_replay(client: Client, race: str) -> Replay:
+    """A finished race's replay, fetched through ``client`` and rebuilt. Raises the client's errors
+    (``not_finished``, ``unknown_race``, :class:`~parlour.client.connection.Disconnected`) and
+    :class:`ReplayRefused`."""
+    return positions_of((await client.replay(race)).replay)
 
 
 def speed_text(speed: float) -> str:

@@ -171,7 +171,7 @@ class ResultApp(App[None]):
 
 
 @pytest.mark.asyncio
-async def test_the_race_result_screens_s_saves_a_replay_parlour_verify_accepts(
+async def test_the_race_result_screens_s_saves_a_replay_parlour_verify_accepts_and_v_shows_it(
     finished: Finished, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
@@ -184,6 +184,11 @@ async def test_the_race_result_screens_s_saves_a_replay_parlour_verify_accepts(
         saved = app.screen.query_one("#saved", Static)
         await until(pilot, lambda: "Replay saved" in str(saved.render()), what="the replay saved")
         assert str(path) in str(saved.render()).replace("\n", "")
+        await pilot.press("v")  # the replay on screen, over the result; Esc comes back
+        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), what="the replay shown")
+        assert [panel.seat.name for panel in app.screen.query(SeatPanel)] == ["ada"]
+        await pilot.press("escape")
+        assert isinstance(app.screen, RaceResultScreen)
     verified = subprocess.run(
         [sys.executable, "-m", "parlour.client.cli", "verify", str(path)], capture_output=True, text=True, timeout=60
     )
