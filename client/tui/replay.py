@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -183,7 +184,7 @@ class ReplayScreen(Screen[None]):
         Binding("shift+left", "scroll('left')", "Scroll", show=False),
         Binding("shift+right", "scroll('right')", "Scroll", show=False),
         Binding("question_mark,f1", "help", "Help"),
-        Binding("escape,q", "close", "Quit"),
+        Binding("escape,q", "close", "Close"),
     ]
     DEFAULT_CSS = """
     ReplayScreen { layout: vertical; }
@@ -281,7 +282,7 @@ class ReplayScreen(Screen[None]):
         self.go(moved(self.replay, self.cursor, steps))
 
     def action_jump(self, to_end: bool) -> None:
-        self.go(moved(self.replay, self.cursor, len(self.replay.timeline) + 1 if to_end else -self.cursor.step))
+        self.go(replace(self.cursor, step=last_step(self.replay, self.cursor) if to_end else 0))
 
     def action_play(self) -> None:
         """Play from here (from the start again if at the end), or pause."""
