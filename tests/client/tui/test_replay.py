@@ -152,7 +152,9 @@ async def test_play_advances_at_the_chosen_speed_and_stops_at_the_end(finished: 
         await until(pilot, lambda: not screen.playing, what="the end")
         assert screen.cursor.step == positions_of(document).end == 10
         assert boards_on_screen(screen) == expected(document, {"ada": 6, "bob": 4})
-        await pilot.press("space")  # at the end, it plays again from the start
+        await pilot.press("minus", "minus", "minus", "minus")
+        assert screen.speed == 0.5
+        await pilot.press("space")  # at the end, it plays again from the start (an entry every 2 s)
         assert screen.playing and screen.cursor.step <= 1
         await pilot.press("space")
         assert not screen.playing
