@@ -100,7 +100,7 @@ def seat_title(seat: SeatReplay) -> str:
     return f"{printable(seat.name)}{' (bot)' if seat.bot else ''}"
 
 
-def position_line(replay: Replay, seat: SeatReplay, position: Position) -> str:
+def position_line(seat: SeatReplay, position: Position) -> str:
     """A board's heading: the seat, the entry that led here, the score, and the result at the end."""
     score = f"score {position.view['score']}, {plural(position.moves, 'move')}"
     where = "the deal" if position.number == 0 else f"{position.number}/{seat.last} {printable(position.text)}"
@@ -118,15 +118,14 @@ class SeatPanel(Vertical):
     SeatPanel .seat-head { width: auto; text-style: bold; }
     """
 
-    def __init__(self, layout: Layout, replay: Replay, seat: SeatReplay, position: Position) -> None:
+    def __init__(self, layout: Layout, seat: SeatReplay, position: Position) -> None:
         super().__init__()
         self.layout_ = layout
-        self.replay = replay
         self.seat = seat
         self.position = position
 
     def compose(self) -> ComposeResult:
-        yield Static(position_line(self.replay, self.seat, self.position), classes="seat-head")
+        yield Static(position_line(self.seat, self.position), classes="seat-head")
         yield BoardView(self.layout_.board(self.position.view))
 
     def on_mount(self) -> None:
@@ -135,7 +134,7 @@ class SeatPanel(Vertical):
     def show(self, position: Position) -> None:
         """Draw the seat at ``position``."""
         self.position = position
-        self.query_one(".seat-head", Static).update(Text(position_line(self.replay, self.seat, position)))
+        self.query_one(".seat-head", Static).update(Text(position_line(self.seat, position)))
         board = self.layout_.board(position.view)
         board_view = self.query_one(BoardView)
         if not board_view.show(board, self.marks()):
@@ -232,7 +231,7 @@ class ReplayScreen(Screen[None]):
         if key != self._panels_for:
             self._panels_for = key
             boards.remove_children()
-            boards.mount_all(SeatPanel(self.layout_, self.replay, seat, position) for seat, position in seats)
+            boards.mount_all(SeatPanel(self.layout_, seat, position) for seat, position in seats)
         else:
             for panel, (_, position) in zip(boards.query(SeatPanel), seats, strict=True):
                 panel.show(position)
