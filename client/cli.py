@@ -5,6 +5,7 @@ parlour deal GAME [--seed N] [-o K=V]       print a deal's full text layout
 parlour play [--server URL]                 the terminal app: connect, the lobby, create or join races
 parlour play --practice [GAME] [--bot NAME] the terminal app: practise any game (racing a bot here)
 parlour play --race GAME --bot NAME         the terminal app: race a bot on the server at once
+parlour play --replay FILE|RACE             the terminal app: step through a saved replay or a finished race
 parlour play-local GAME [--seed N]          play a game in this terminal, by typed lines
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
 parlour arena GAME --bots a,b --deals N     play bots on the same deals here and compare them
@@ -141,6 +142,8 @@ def cmd_play_local(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    if args.replay is not None:
+        return play_replay(args)
     if args.race is not None:
         return play_race(args)
     if not args.practice:
@@ -184,6 +187,30 @@ def play_race(args: argparse.Namespace) -> int:
 
     who = account(args)
     RaceApp(lambda: connect(who), args.race, args.bot, time_limit=args.time_limit, undo=args.undo).run()
+    return 0
+
+
+def play_replay(args: argparse.Namespace) -> int:
+    """``parlour play --replay FILE|RACE``: a saved replay file (offline), else a finished race's, from the server."""
+    if args.practice or args.game is not None or args.race is not None:
+        raise CommandError("--replay shows a finished race: it takes no --practice, GAME or --race")
+    from parlour.client.tui.replay import ReplayApp
+    from parlour.client.tui.replaying import ReplayRefused
+    from parlour.protocol.text import printable
+
+    source: Any = args.replay
+    if not Path(source).is_file():
+        if "/" in source or source.endswith(".json"):
+            raise CommandError(f"no replay file {source}")
+        from parlour.client.line_race import fetch_replay
+
+        who = account(args)
+        source = run_client(who.server, fetch_replay(who, args.replay))
+    try:
+        app = ReplayApp(source)
+    except ReplayRefused as error:
+        raise CommandError(f"cannot show {args.replay}: {printable('; '.join(error.problems))}") from None
+    app.run()
     return 0
 
 
@@ -752,6 +779,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     app.add_argument("--time-limit", type=int, default=600, metavar="SECONDS", help="the race's time limit")
     app.add_argument("--undo", action="store_true", help="allow undo in the race")
+    app.add_argument(
+        "--replay", metavar="FILE|RACE", help="step through a saved replay file, or a finished race's from the server"
+    )
     client_options(app)
     app.set_defaults(run=cmd_play)
 

@@ -658,6 +658,12 @@ async def leave(account: Account, race_id: str, stdout: TextIO) -> int:
     return 0
 
 
+async def fetch_replay(account: Account, race_id: str) -> dict[str, Any]:
+    """A finished race's replay, fetched from the server (``not_finished`` before its end)."""
+    async with await connect(account) as client:
+        return (await client.replay(race_id)).replay
+
+
 async def save_replay(account: Account, race_id: str, path: str) -> int:
     """``parlour replay``: save a finished race's replay."""
     async with await connect(account) as client:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -22,8 +23,11 @@ from textual.widgets import Footer, Static
 
 from parlour.bots.ceiling import ceiling_exact
 from parlour.client.connection import Client, ClientError, Disconnected, End, Resumed
+from parlour.client.line_race import replay_file, save_replay_to
 from parlour.client.tui.app import ENDINGS, KEYS_HELP, GameScreen, HelpScreen, refusal_text, score_text
 from parlour.client.tui.race import RaceTable, clock_text, open_race, par, results_text, seed_check
+from parlour.client.tui.replay import ReplayScreen, fetch_replay
+from parlour.client.tui.replaying import ReplayRefused
 from parlour.games import GameError
 from parlour.protocol.text import printable
 
@@ -37,10 +41,14 @@ CONFIRM = 3.0  # seconds within which a second c concedes
 
 
 class RaceResultScreen(ModalScreen[str]):
-    """The race is over: this player's ending and score, the ranking, the revealed seed. Dismissed with
+    """The race is over: this player's ending and score, the ranking, the revealed seed. ``s`` saves the
+    replay to ``RACE.replay.json`` in the working directory (as ``parlour replay RACE`` does) and says
+    where; ``v`` opens it in a :class:`~parlour.client.tui.replay.ReplayScreen`. Dismissed with
     ``"board"``, ``"lobby"`` (only when the race was entered from the lobby) or ``"quit"``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "save", "Save replay"),
+        Binding("v", "watch", "Replay"),
         Binding("escape", "choose('board')", "See the board"),
         Binding("l", "choose('lobby')", "Back to the lobby"),
         Binding("q", "choose('quit')", "Quit"),
@@ -71,6 +79,7 @@ class RaceResultScreen(ModalScreen[str]):
             if self.end.seed:
                 yield Static(seed_check(self.end, self.table.commitment), id="seed")
                 yield Static(id="par")
+            yield Static(id="saved")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -87,6 +96,28 @@ class RaceResultScreen(ModalScreen[str]):
             best = None
         text = "Par: unknown." if best is None else f"Par {best}: the best score a player seeing every card reaches."
         self.query_one("#par", Static).update(text)
+
+    async def action_save(self) -> None:
+        """Fetch the replay and save it; say where, or why not."""
+        path = replay_file(self.table.race_id)
+        saved = self.query_one("#saved", Static)
+        try:
+            await save_replay_to(self.table.client, self.table.race_id, path)
+        except (ClientError, Disconnected, OSError) as error:
+            saved.update(Text(f"Could not save the replay to {printable(path)}: {printable(str(error))}"))
+            return
+        where = printable(str(Path(path).absolute()))
+        saved.update(Text(f"Replay saved to {where}: check it with  parlour verify {printable(path)}"))
+
+    async def action_watch(self) -> None:
+        """Fetch the replay and step through it (Esc comes back here)."""
+        saved = self.query_one("#saved", Static)
+        try:
+            replay = await fetch_replay(self.table.client, self.table.race_id)
+        except (ClientError, Disconnected, ReplayRefused) as error:
+            saved.update(Text(f"Cannot show the replay: {printable(str(error))}"))
+            return
+        self.app.push_screen(ReplayScreen(replay))
 
     def action_choose(self, what: str) -> None:
         self.dismiss(what)
