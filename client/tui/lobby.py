@@ -1,7 +1,8 @@
 """The lobby in the app: :class:`LobbyScreen` lists the races (the player's own first, then the open and
 running public ones), the public tournaments and the bots online, asking the server again every few
 seconds (the lobby is not pushed); from it a race is created, joined (by the cursor, or by code with
-:class:`JoinCodeScreen`) or resumed. :func:`race_cells` and :func:`lobby_notes` are its pure parts."""
+:class:`AskScreen`) or resumed, and a finished race's replay opened by its id. :func:`race_cells` and
+:func:`lobby_notes` are its pure parts."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from parlour.client.connection import Client, ClientError, Disconnected
 from parlour.client.line_race import Account, clock, seat_list, server_offset
 from parlour.client.tui.app import ChooseGameScreen
 from parlour.client.tui.racing import RaceScreen
+from parlour.client.tui.replay import ReplayScreen, fetch_replay
+from parlour.client.tui.replaying import ReplayRefused
 from parlour.client.tui.room import RoomScreen, table_from_snapshot
 from parlour.client.tui.settings import NO_BOT, CreateRaceScreen, RaceSettings
 from parlour.games import GameError, get_game
@@ -67,6 +70,7 @@ class LobbyScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "create", "Create a race"),
         Binding("j", "join_code", "Join by code"),
+        Binding("v", "replay", "Replay a race"),
         Binding("enter", "open", "Join/resume", show=False),
         Binding("r", "refresh", "Refresh"),
         Binding("p", "practice", "Practice"),
@@ -173,11 +177,29 @@ class LobbyScreen(Screen[None]):
         await self.enter(info)
 
     def action_join_code(self) -> None:
-        self.app.push_screen(JoinCodeScreen(), self.join_code)
+        self.app.push_screen(AskScreen("The race's join code (Enter joins):"), self.join_code)
 
     def join_code(self, code: str | None) -> None:
         if code:
             self.run_worker(self.join(None, code), exclusive=True, group="act")
+
+    def action_replay(self) -> None:
+        self.app.push_screen(AskScreen("A finished race's id (Enter shows its replay):"), self.replay)
+
+    def replay(self, race_id: str | None) -> None:
+        if race_id:
+            self.run_worker(self.show_replay(race_id), exclusive=True, group="act")
+
+    async def show_replay(self, race_id: str) -> None:
+        try:
+            replay = await fetch_replay(self.client, race_id)
+        except ClientError as error:
+            self.say(f"The server refused: {printable(error.message)}", refused=True)
+            return
+        except ReplayRefused as error:
+            self.say(str(error), refused=True)
+            return
+        self.app.push_screen(ReplayScreen(replay))
 
     @on(DataTable.RowSelected)
     def action_open(self) -> None:
@@ -217,19 +239,23 @@ class LobbyScreen(Screen[None]):
         self.app.push_screen(RoomScreen(self.client, info))
 
 
-class JoinCodeScreen(ModalScreen[str | None]):
-    """The join code of a private race (its creator shares it)."""
+class AskScreen(ModalScreen[str | None]):
+    """One line to type (a join code, a race id): dismissed with what was typed, or ``None``."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    JoinCodeScreen { align: center middle; }
-    JoinCodeScreen > Vertical { width: 50; height: auto; border: round $accent; background: $surface; padding: 0 1; }
+    AskScreen { align: center middle; }
+    AskScreen > Vertical { width: 50; height: auto; border: round $accent; background: $surface; padding: 0 1; }
     """
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("The race's join code (Enter joins):")
-            yield Input(id="code", max_length=64)
+            yield Label(self.question)
+            yield Input(id="answer", max_length=64)
         yield Footer(compact=True)
 
     @on(Input.Submitted)

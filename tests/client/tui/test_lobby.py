@@ -18,7 +18,7 @@ from parlour.client.line_race import Account
 from parlour.client.tui.app import ChooseGameScreen, GameScreen
 from parlour.client.tui.connect import ConnectScreen, LobbyApp
 from parlour.client.tui.layouts import layout_for
-from parlour.client.tui.lobby import JoinCodeScreen, LobbyScreen, lobby_notes, race_cells
+from parlour.client.tui.lobby import AskScreen, LobbyScreen, lobby_notes, race_cells
 from parlour.client.tui.racing import RaceResultScreen, RaceScreen
 from parlour.client.tui.room import RoomScreen
 from parlour.client.tui.settings import ANY_BOT, NO_BOT, CreateRaceScreen, RaceSettings, SettingsError, settings_from
@@ -200,7 +200,7 @@ async def test_join_by_code_and_leave_the_room(server: ServerProcess, tmp_path: 
             await until(pilot, lambda: "No race is open" in str(lobby.query_one("#bots", Static).render()))
 
             await pilot.press("j")
-            assert isinstance(app.screen, JoinCodeScreen)
+            assert isinstance(app.screen, AskScreen)
             await pilot.press(*"nonsense", "enter")
             await until(pilot, lambda: "refused" in str(lobby.query_one("#message", Static).render()))
 
