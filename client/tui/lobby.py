@@ -22,6 +22,7 @@ from parlour.client.tui.app import ChooseGameScreen
 from parlour.client.tui.racing import RaceScreen
 from parlour.client.tui.room import RoomScreen, table_from_snapshot
 from parlour.client.tui.settings import NO_BOT, CreateRaceScreen, RaceSettings
+from parlour.client.tui.tv import TVScreen
 from parlour.games import GameError, get_game
 from parlour.protocol.text import printable
 
@@ -68,6 +69,8 @@ class LobbyScreen(Screen[None]):
         Binding("c", "create", "Create a race"),
         Binding("j", "join_code", "Join by code"),
         Binding("enter", "open", "Join/resume", show=False),
+        Binding("w", "watch", "Watch"),
+        Binding("f", "follow", "Follow"),
         Binding("r", "refresh", "Refresh"),
         Binding("p", "practice", "Practice"),
         Binding("q", "app.quit", "Quit"),
@@ -143,6 +146,18 @@ class LobbyScreen(Screen[None]):
         if not self.races or table.cursor_row < 0 or table.cursor_row >= table.row_count:
             return None
         return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    def action_watch(self) -> None:
+        """Race TV on the race under the cursor."""
+        race_id = self.current_race()
+        if race_id is None:
+            self.say("No race here to watch: f follows whatever race is running.", refused=True)
+            return
+        self.app.push_screen(TVScreen(self.client, race_id))
+
+    def action_follow(self) -> None:
+        """Race TV following the most active live race, then the next."""
+        self.app.push_screen(TVScreen(self.client, follow=True))
 
     def action_refresh(self) -> None:
         self.refresh_lobby()

@@ -29,6 +29,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -186,6 +187,7 @@ class TVScreen(Screen[None]):
         watched = WatchedRace(race_id)
         self.watched, self.first, self.moving_on = watched, 0, False
         self.tell("")
+        await self.redraw()  # the last race's tiles go
         try:
             reply = await self.client.spectate(race_id)
         except ClientError as error:
@@ -219,7 +221,6 @@ class TVScreen(Screen[None]):
         race_id = race_to_follow(page.races, self.client.player, self.skip)
         if race_id is None:
             self.tell(f"No race is running: looking again every {self.look_every:g} s.")
-            await self.redraw()
             return
         await self.open(race_id)
 
@@ -230,6 +231,7 @@ class TVScreen(Screen[None]):
         self.watched = None
         self.skip.add(race_id)
         self.run_worker(self.unspectate(race_id), group="unspectate")
+        self.run_worker(self.redraw(), group="redraw")
         self.look()
 
     async def unspectate(self, race_id: str) -> None:
@@ -280,7 +282,8 @@ class TVScreen(Screen[None]):
         """A line of the screen's own under the race's (a refusal, the connection lost, follow mode's search)."""
         self.notice, self.refused = text, refused
         if self.is_mounted:
-            self.show_message()
+            with contextlib.suppress(NoMatches):  # not while the screen is being taken down
+                self.show_message()
 
     def title_text(self) -> str:
         watched = self.watched
@@ -291,7 +294,8 @@ class TVScreen(Screen[None]):
 
     def show_title(self) -> None:
         if self.is_mounted:
-            self.put("#title", self.title_text())
+            with contextlib.suppress(NoMatches):  # not while the screen is being taken down
+                self.put("#title", self.title_text())
 
     def message_lines(self, shown: list[int]) -> list[str]:
         """Under the tiles: the note, the lines of the seats whose tile is not shown (and how to show them),
@@ -338,24 +342,31 @@ class TVScreen(Screen[None]):
         async with self.drawing:
             if not self.is_mounted:
                 return
-            self.show_title()
-            watched = self.watched
-            area = self.query_one("#seats", VerticalScroll)
-            boards = watched.boards() if watched is not None else []
-            if watched is None or not boards:
+            try:
+                await self.draw()
+            except NoMatches:  # the screen is being taken down (the app quits): nothing to draw on
+                return
+
+    async def draw(self) -> None:
+        self.show_title()
+        watched = self.watched
+        area = self.query_one("#seats", VerticalScroll)
+        boards = watched.boards() if watched is not None else []
+        if watched is None or not boards:
+            if area.query(Horizontal):
                 await area.query(Horizontal).remove()
-                self.tiles_shape = ("", 0, ())
-                lines = [s.line() for _, s in sorted(watched.seats.items())] if watched is not None else []
-                self.put("#progress", "\n".join(lines))
-                self.query_one("#progress").display = bool(lines)
-                self.show_message([])
-            else:
-                self.query_one("#progress").display = False
-                await self.tile(watched, boards, area)
-            if watched is not None and watched.over and self.follow and not self.moving_on:
-                self.moving_on = True
-                race_id = watched.race_id
-                self.set_timer(watched.delay + self.linger, lambda: self.move_on(race_id))
+            self.tiles_shape = ("", 0, ())
+            lines = [s.line() for _, s in sorted(watched.seats.items())] if watched is not None else []
+            self.put("#progress", "\n".join(lines))
+            self.query_one("#progress").display = bool(lines)
+            self.show_message([])
+        else:
+            self.query_one("#progress").display = False
+            await self.tile(watched, boards, area)
+        if watched is not None and watched.over and self.follow and not self.moving_on:
+            self.moving_on = True
+            race_id = watched.race_id
+            self.set_timer(watched.delay + self.linger, lambda: self.move_on(race_id))
 
     async def tile(self, watched: WatchedRace, boards: list[SeatState], area: VerticalScroll) -> None:
         shown, columns, width = self.arrangement(boards)
