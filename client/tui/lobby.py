@@ -66,8 +66,8 @@ class LobbyScreen(Screen[None]):
     """The races, tournaments and bots of the server, refreshed every few seconds."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "create", "Create a race"),
-        Binding("j", "join_code", "Join by code"),
+        Binding("c", "create", "Create"),
+        Binding("j", "join_code", "Join code"),
         Binding("enter", "open", "Join/resume", show=False),
         Binding("w", "watch", "Watch"),
         Binding("f", "follow", "Follow"),

@@ -310,7 +310,7 @@ class TVScreen(Screen[None]):
                 lines += [s.line() for s in hidden]
                 lines.append(f"({len(shown)} of {len(hidden) + len(shown)} boards show: tab for the next, 1-9 a seat)")
             if watched.end is not None:
-                lines.append("The race is over:  " + "  ".join(results_text(watched.end)))
+                lines += ["The race is over:", *results_text(watched.end)]
             elif watched.status == "expired":
                 lines.append("The race was removed before it started.")
         if self.notice:

@@ -9,10 +9,13 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from textual.app import App
 from textual.widgets import Static
 
 from parlour.client.connection import Client, End, Progress, RaceUpdate, Resumed, Start, Watch
+from parlour.client.line_race import Account
 from parlour.client.tui.layouts import layout_for
+from parlour.client.tui.lobby import LobbyScreen
 from parlour.client.tui.tv import SeatTile, TVScreen, board_size
 from parlour.client.tui.watching import SeatState, Tiling, WatchedRace, race_to_follow, tiling, window
 from parlour.client.tui.widgets import BoardView
@@ -385,3 +388,35 @@ async def test_follow_mode_moves_on_to_the_next_race_when_one_ends(
         for client in second_players:
             await client.concede(second)
         await until(pilot, lambda: "No race is running" in text(screen, "#message"), timeout=20, what="none left")
+
+
+@pytest.mark.asyncio
+async def test_the_lobby_s_w_watches_the_race_under_the_cursor_and_f_follows(
+    server: ServerProcess, clients: list[Client]
+) -> None:
+    race, players, _ = await race_of_two(server.url, ("ann", "bo"))
+    tv = await Client.connect(server.url, "tv")
+    clients += [*players, tv]
+
+    class Lobby(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(LobbyScreen(tv, Account(server.url, "tv")))
+
+    app = Lobby()
+    async with app.run_test(size=SMALL) as pilot:
+        lobby = app.screen
+        assert isinstance(lobby, LobbyScreen)
+        await until(pilot, lambda: lobby.current_race() == race, what="the race listed")
+        await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, TVScreen), what="the TV")
+        screen = app.screen
+        assert isinstance(screen, TVScreen) and not screen.follow
+        await until(pilot, lambda: f"race {race}" in text(screen, "#title"), what="watching it")
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is lobby, what="back in the lobby")
+        assert race not in tv.watching
+        await pilot.press("f")
+        await until(pilot, lambda: isinstance(app.screen, TVScreen), what="the TV, following")
+        follow = app.screen
+        assert isinstance(follow, TVScreen) and follow.follow
+        await until(pilot, lambda: follow.watched is not None and follow.watched.race_id == race, what="following")
