@@ -9,8 +9,11 @@ with a note, then the final boards at the end. A tournament's race shows none un
 Tiles: each seat's tile is its line, its board and the game's status line, in a border. As many
 tiles stand side by side as the terminal's width takes, and as many rows as its height takes
 (:func:`~parlour.client.tui.watching.tiling`); when not every seat fits, a window of them shows and
-tab / shift+tab move it by a seat, 1-9 start it at that seat. At 80x24 that is one seat at a time
-for every game; at 120x40 two Golf boards side by side, and up to six seats of the smaller games.
+tab / shift+tab move it by a seat, 1-9 start it at that seat, and the seats not shown keep their line
+under the tiles. On the opening boards, 80x24 shows one seat at a time (two stacked for Gate, German
+Patience and The Chance); 120x40 shows two columns of three or four rows (six seats of Golf, eight of
+The Chance), one column for Cheer and Gaps. The tiling follows the boards as they grow or shrink, and a
+tile taller than the screen scrolls.
 
 The client library watches the race again by itself after a reconnection; on its ``Resumed`` the
 screen asks ``spectate`` once more for the boards and the summary as they stand. Leaving (escape or
@@ -108,6 +111,12 @@ class SeatTile(Vertical):
 class TVScreen(Screen[None]):
     """Race TV: the race ``race_id`` watched, or (``follow``) the most active live race, then the next.
 
+    Follow mode asks the lobby every ``look_every`` seconds while it watches no race, watches the race
+    :func:`~parlour.client.tui.watching.race_to_follow` picks (the running race with the most players,
+    preferring live boards, then the latest start), and once that race is over stays on it for its
+    spectator delay plus ``linger`` seconds (its last boards and the ranking) before looking again.
+    A race that cannot be watched (``spectate`` refused) is not picked again.
+
     ``now`` is this machine's clock (the race's time left is read from it, corrected by the server's
     clock as a ``ping`` tells it); ``linger`` and ``look_every`` are :data:`LINGER` and :data:`LOOK`.
     """
@@ -167,7 +176,7 @@ class TVScreen(Screen[None]):
         self.run_worker(self.listen(), name="tv events", group="events", exclusive=True)
         self.run_worker(self.start(), name="tv start", group="start")
         self.set_interval(0.5, self.show_title)
-        self.put("#title", "Race TV" + (": following the most active race" if self.follow else ""))
+        self.show_title()
 
     async def start(self) -> None:
         with contextlib.suppress(ClientError, Disconnected):
