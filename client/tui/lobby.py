@@ -25,6 +25,7 @@ from parlour.client.tui.replay import ReplayScreen, fetch_replay
 from parlour.client.tui.replaying import ReplayRefused
 from parlour.client.tui.room import RoomScreen, table_from_snapshot
 from parlour.client.tui.settings import NO_BOT, CreateRaceScreen, RaceSettings
+from parlour.client.tui.tv import TVScreen
 from parlour.games import GameError, get_game
 from parlour.protocol.text import printable
 
@@ -68,11 +69,13 @@ class LobbyScreen(Screen[None]):
     """The races, tournaments and bots of the server, refreshed every few seconds."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("c", "create", "Create a race"),
-        Binding("j", "join_code", "Join by code"),
-        Binding("v", "replay", "Replay a race"),
+        Binding("c", "create", "Create"),
+        Binding("j", "join_code", "Join code"),
+        Binding("v", "replay", "Replay"),
         Binding("enter", "open", "Join/resume", show=False),
-        Binding("r", "refresh", "Refresh"),
+        Binding("w", "watch", "Watch"),
+        Binding("f", "follow", "Follow"),
+        Binding("r", "refresh", "Refresh", show=False),  # it refreshes itself
         Binding("p", "practice", "Practice"),
         Binding("q", "app.quit", "Quit"),
     ]
@@ -152,6 +155,18 @@ class LobbyScreen(Screen[None]):
         if not self.races or table.cursor_row < 0 or table.cursor_row >= table.row_count:
             return None
         return str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    def action_watch(self) -> None:
+        """Race TV on the race under the cursor."""
+        race_id = self.current_race()
+        if race_id is None:
+            self.say("No race here to watch: f follows whatever race is running.", refused=True)
+            return
+        self.app.push_screen(TVScreen(self.client, race_id))
+
+    def action_follow(self) -> None:
+        """Race TV following the most active live race, then the next."""
+        self.app.push_screen(TVScreen(self.client, follow=True))
 
     def action_refresh(self) -> None:
         self.refresh_lobby()
