@@ -30,7 +30,13 @@ from typing import Any
 
 import pytest
 import websockets
+from textual.widgets import Input
 
+from parlour.client.cli import main
+from parlour.client.identity import Identity
+from parlour.client.line_race import Account
+from parlour.client.tui.connect import ConnectScreen, LobbyApp
+from parlour.client.web import guest_name, public_url_for, session_command
 from tests.conftest import ServerProcess, free_port
 
 CHROMIUM = os.environ.get("PARLOUR_CHROMIUM", "/usr/bin/chromium")
@@ -106,6 +112,61 @@ def test_web_public_url_names_the_proxy_address(web_process: type[WebProcess]) -
     page = web.page()
     assert 'data-session-websocket-url="wss://cards.example/play/ws"' in page
     assert "https://cards.example/play/static/js/textual.js" in page
+
+
+@pytest.mark.parametrize(
+    ("arguments", "complaint"),
+    [
+        (["--name", "ann"], "no --name, --profile or --identity"),
+        (["--profile", "bob"], "no --name, --profile or --identity"),
+        (["--password", "secret"], "passes no password on"),
+        (["--race", "golf", "--bot", "random"], "not --race"),
+        (["golf"], "are for practice"),
+        (["--practice", "no-such-game"], "no-such-game"),
+    ],
+)
+def test_web_refuses_what_a_browser_session_would_not_get(
+    arguments: list[str], complaint: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("PARLOUR_PASSWORD", raising=False)
+    assert main(["play", "--web", *arguments]) == 2
+    assert complaint in capsys.readouterr().err
+
+
+def test_web_options_need_web(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--practice", "--port", "9000"]) == 2
+    assert "are for --web" in capsys.readouterr().err
+
+
+def test_what_a_browser_session_runs() -> None:
+    command = session_command(["play", "--web-session", "--server", "ws://h:1/a b"])
+    assert command.startswith(sys.executable) and command.endswith("play --web-session --server 'ws://h:1/a b'")
+    assert re.fullmatch(r"guest-[0-9a-f]{4}", guest_name())
+    assert public_url_for("127.0.0.1", 8766) == "http://127.0.0.1:8766"
+    assert public_url_for("::1", 80) == "http://[::1]:80"
+    assert not public_url_for("0.0.0.0", 8766).startswith("http://0.0.0.0")
+
+
+@pytest.mark.asyncio
+async def test_a_browser_session_keeps_to_its_server(tmp_path: Path) -> None:
+    """The connect screen of a browser session: its server cannot be edited, no recent server is offered."""
+    identities = tmp_path / "identities.json"
+    Identity("ws://elsewhere:1", path=identities).save(used=True)
+    server = f"ws://127.0.0.1:{free_port()}"  # nothing listens there
+    app = LobbyApp(Account(server, "guest-0001", identity=identities), fixed_server=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = app.screen
+        assert isinstance(screen, ConnectScreen)
+        assert screen.query_one("#server", Input).disabled
+        assert app.focused is screen.query_one("#name", Input)
+        assert not screen.query("#recent")
+        screen.query_one("#server", Input).value = "ws://elsewhere:1"  # not by typing: it is disabled
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.05)
+            if "Cannot connect" in str(screen.query_one("#problem").render()):
+                break
+        assert f"Cannot connect to {server}" in str(screen.query_one("#problem").render())
 
 
 class DevTools:
