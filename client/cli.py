@@ -6,6 +6,7 @@ parlour play [--server URL]                 the terminal app: connect, the lobby
 parlour play --practice [GAME] [--bot NAME] the terminal app: practise any game (racing a bot here)
 parlour play --race GAME --bot NAME         the terminal app: race a bot on the server at once
 parlour play --replay FILE|RACE             the terminal app: step through a saved replay or a finished race
+parlour play --web [--host H --port P]      serve the terminal app to browsers (each one a new player)
 parlour play-local GAME [--seed N]          play a game in this terminal, by typed lines
 parlour solve golf --seed N | --board FILE  is a Golf board winnable? how?
 parlour arena GAME --bots a,b --deals N     play bots on the same deals here and compare them
@@ -142,6 +143,14 @@ def cmd_play_local(args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    if args.web_session:
+        from parlour.client.web import run_session
+
+        return run_session(args.server)
+    if args.web:
+        return play_web(args)
+    if args.host is not None or args.port is not None or args.public_url is not None:
+        raise CommandError("--host, --port and --public-url are for --web")
     if args.replay is not None:
         return play_replay(args)
     if args.race is not None:
@@ -153,13 +162,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
         LobbyApp(account(args)).run()
         return 0
-    if args.game is not None:
-        get_game(args.game)  # an unknown game's error, before the screen is taken over
-    options = parse_options(args.option)
-    if args.game is None and (options or args.seed is not None):
-        raise CommandError("--seed and -o need a GAME")
-    if args.game is not None:
-        get_game(args.game).resolve_options(options)
+    options = check_practice(args)
     if args.bot is not None:  # an unknown bot's error, before the screen is taken over
         from parlour.bots import BotNotFound, load_bot
 
@@ -172,6 +175,59 @@ def cmd_play(args: argparse.Namespace) -> int:
     from parlour.client.tui.app import PlayApp
 
     PlayApp(args.game, args.seed, options, bot=args.bot).run()
+    return 0
+
+
+def check_practice(args: argparse.Namespace) -> dict[str, str]:
+    """The options of ``--practice [GAME] [--seed N] [-o K=V]``, checked before any screen is taken over."""
+    if args.game is not None:
+        get_game(args.game)  # an unknown game's error
+    options = parse_options(args.option)
+    if args.game is None and (options or args.seed is not None):
+        raise CommandError("--seed and -o need a GAME")
+    if args.game is not None:
+        get_game(args.game).resolve_options(options)
+    return options
+
+
+def play_web(args: argparse.Namespace) -> int:
+    """``parlour play --web``: serve ``parlour play`` (or ``--practice``) to browsers; see
+    :mod:`parlour.client.web` for what a browser session is."""
+    from parlour.client.web import (
+        DEFAULT_WEB_HOST,
+        DEFAULT_WEB_PORT,
+        WebUnavailable,
+        public_url_for,
+        serve,
+        session_command,
+    )
+
+    if args.race is not None:
+        raise CommandError("--web serves the lobby or --practice, not --race")
+    if args.name is not None or args.identity is not None or args.profile != "default":
+        raise CommandError("--web makes every browser a new player: it takes no --name, --profile or --identity")
+    if args.password is not None and args.password != os.environ.get(PASSWORD_VARIABLE):
+        raise CommandError("--web passes no password on: browser users type it on the connect screen")
+    if args.practice:
+        check_practice(args)
+        session = ["play", "--practice"]
+        session += [] if args.game is None else [args.game]
+        session += [] if args.seed is None else ["--seed", str(args.seed)]
+        for option in args.option:
+            session += ["-o", option]
+        session += [] if args.bot is None else ["--bot", args.bot]
+    else:
+        if args.game is not None or args.seed is not None or args.option:
+            raise CommandError("GAME, --seed and -o are for practice: 'parlour play --web --practice GAME'")
+        session = ["play", "--web-session", "--server", args.server]
+    host = DEFAULT_WEB_HOST if args.host is None else args.host
+    port = DEFAULT_WEB_PORT if args.port is None else args.port
+    try:
+        serve(session_command(session), host, port, args.public_url or public_url_for(host, port))
+    except WebUnavailable as error:
+        raise CommandError(str(error)) from None
+    except OSError as error:
+        raise CommandError(f"cannot serve on {host}:{port}: {error.strerror or error}") from None
     return 0
 
 
@@ -782,6 +838,20 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument(
         "--replay", metavar="FILE|RACE", help="step through a saved replay file, or a finished race's from the server"
     )
+    app.add_argument(
+        "--web",
+        action="store_true",
+        help="serve the app to browsers (textual-serve, the extra 'web'): each browser is a new player on --server, "
+        "with a name of its own and no saved identity; with --practice, the practice app",
+    )
+    app.add_argument("--host", help="with --web: the address to listen on (default 127.0.0.1; 0.0.0.0 for all)")
+    app.add_argument("--port", type=bounded(1, 65535), help="with --web: the port to listen on (default 8766)")
+    app.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="with --web: the address browsers use, e.g. https://host/play behind a proxy (default http://HOST:PORT)",
+    )
+    app.add_argument("--web-session", action="store_true", help=argparse.SUPPRESS)  # one browser's app (--web)
     client_options(app)
     app.set_defaults(run=cmd_play)
 

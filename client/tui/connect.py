@@ -39,17 +39,19 @@ class ConnectScreen(Screen[None]):
     ConnectScreen Horizontal { height: auto; }
     """
 
-    def __init__(self, account: Account, recent: list[str], name: str) -> None:
+    def __init__(self, account: Account, recent: list[str], name: str, fixed_server: bool = False) -> None:
+        """``fixed_server``: the server cannot be changed (a browser session of ``parlour play --web``)."""
         super().__init__()
         self.account = account
         self.recent = recent
         self.name_ = name
+        self.fixed_server = fixed_server
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(Text("Parlour: connect to a server", style="bold"))
             yield Label("Server")
-            yield Input(self.account.server, placeholder="ws://host:8765", id="server")
+            yield Input(self.account.server, placeholder="ws://host:8765", id="server", disabled=self.fixed_server)
             yield Label("Your name")
             yield Input(self.name_, placeholder="your name", id="name", max_length=32)
             yield Label("Password (only for a private server)")
@@ -64,7 +66,7 @@ class ConnectScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#server", Input).focus()
+        self.query_one("#name" if self.fixed_server else "#server", Input).focus()
 
     def problem(self, text: str) -> None:
         self.query_one("#problem", Static).update(Text(text))
@@ -82,7 +84,7 @@ class ConnectScreen(Screen[None]):
     @on(Input.Submitted)
     @on(Button.Pressed, "#connect")
     def connect(self) -> None:
-        server = self.query_one("#server", Input).value.strip()
+        server = self.account.server if self.fixed_server else self.query_one("#server", Input).value.strip()
         name = self.query_one("#name", Input).value.strip()
         password = self.query_one("#password", Input).value or None
         if not server.startswith(("ws://", "wss://")):
@@ -112,15 +114,18 @@ class ConnectScreen(Screen[None]):
 class LobbyApp(PlayApp):
     """``parlour play``: the connect screen, then the lobby (or practice offline)."""
 
-    def __init__(self, account: Account) -> None:
+    def __init__(self, account: Account, fixed_server: bool = False) -> None:
+        """``fixed_server``: the connect screen's server cannot be changed (for ``parlour play --web``)."""
         super().__init__()
         self.account = account
+        self.fixed_server = fixed_server
         self.clients: list[Client] = []
 
     def open_first(self) -> None:
         keeper = self.account.keeper
         name = self.account.name or keeper.name() or default_name(self.account.profile)
-        self.push_screen(ConnectScreen(self.account, keeper.recent(), name))
+        recent = [] if self.fixed_server else keeper.recent()
+        self.push_screen(ConnectScreen(self.account, recent, name, self.fixed_server))
 
     async def on_unmount(self) -> None:
         for screen in self.screen_stack:
