@@ -51,17 +51,19 @@ class ConnectScreen(Screen[None]):
         with Vertical():
             yield Static(Text("Parlour: connect to a server", style="bold"))
             yield Label("Server")
-            yield Input(self.account.server, placeholder="ws://host:8765", id="server", disabled=self.fixed_server)
+            yield Input(
+                self.account.server, placeholder="ws://host:8765", id="server", disabled=self.fixed_server, compact=True
+            )
             yield Label("Your name")
-            yield Input(self.name_, placeholder="your name", id="name", max_length=32)
+            yield Input(self.name_, placeholder="your name", id="name", max_length=32, compact=True)
             yield Label("Password (only for a private server)")
-            yield Input(self.account.password or "", password=True, id="password")
+            yield Input(self.account.password or "", password=True, id="password", compact=True)
             with Horizontal():
-                yield Button("Connect", variant="primary", id="connect")
-                yield Button("Practice offline", id="practice")
+                yield Button("Connect", variant="primary", id="connect", compact=True)
+                yield Button("Practice offline", id="practice", compact=True)
             if self.recent:
                 yield Label("Servers used last (Enter picks one):")
-                yield OptionList(*(Option(printable(s), id=s) for s in self.recent), id="recent")
+                yield OptionList(*(Option(printable(s), id=s) for s in self.recent), id="recent", compact=True)
             yield Static(id="problem")
         yield Footer(compact=True)
 

@@ -33,7 +33,8 @@ REFRESH = 3.0  # seconds between two lobby requests
 
 
 def race_cells(info: Mapping[str, Any], player: str) -> tuple[str, str, str, str, str, str]:
-    """One lobby row: game, seats taken, who, status (``yours`` marked), time limit, id."""
+    """One lobby row: game, status (``yours`` marked), seats taken, time limit, who, id (the widest last, so
+    that a narrow terminal cuts those)."""
     mine = any(p.get("player") == player for p in info.get("players", []))
     taken = f"{len(info.get('players', []))}/{info['seats']}"
     try:
@@ -43,7 +44,7 @@ def race_cells(info: Mapping[str, Any], player: str) -> tuple[str, str, str, str
     status = printable(str(info["status"])) + (", yours" if mine else "")
     if not info.get("public", True):
         status += ", private"
-    return title, taken, seat_list(dict(info)), status, clock(float(info["time_limit"])), printable(str(info["id"]))
+    return title, status, taken, clock(float(info["time_limit"])), seat_list(dict(info)), printable(str(info["id"]))
 
 
 def lobby_notes(tournaments: list[dict[str, Any]], bots: list[dict[str, Any]]) -> str:
@@ -97,7 +98,7 @@ class LobbyScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(id="who")
         table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True, id="races")
-        table.add_columns("Game", "Seats", "Who", "Status", "Time", "Race")
+        table.add_columns("Game", "Status", "Seats", "Time", "Who", "Race")
         yield table
         with VerticalScroll(id="notes"):
             yield Static(id="bots")
@@ -270,7 +271,7 @@ class AskScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(self.question)
-            yield Input(id="answer", max_length=64)
+            yield Input(id="answer", max_length=64, compact=True)
         yield Footer(compact=True)
 
     @on(Input.Submitted)

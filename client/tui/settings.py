@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Select, Static, Switch
+from textual.widgets import Button, Checkbox, Footer, Input, Label, Select, Static
 
 from parlour.games import GameError, game_names, get_game
 from parlour.protocol.text import printable
@@ -109,7 +109,8 @@ class CreateRaceScreen(ModalScreen[RaceSettings | None]):
     CreateRaceScreen > VerticalScroll { width: 76; max-width: 100%; height: auto; max-height: 100%;
                                         border: round $accent; background: $surface; padding: 0 1; }
     CreateRaceScreen Horizontal { height: auto; }
-    CreateRaceScreen Horizontal > Label { width: 24; padding: 1 0 0 0; }
+    CreateRaceScreen Horizontal > Label { width: 24; }
+    CreateRaceScreen Horizontal > Button { margin: 1 2 0 0; }
     CreateRaceScreen Horizontal > Input { width: 1fr; }
     CreateRaceScreen Horizontal > Select { width: 1fr; }
     CreateRaceScreen #options { height: auto; }
@@ -127,32 +128,26 @@ class CreateRaceScreen(ModalScreen[RaceSettings | None]):
             yield Static(Text("A new race", style="bold"))
             with Horizontal():
                 yield Label("Game")
-                yield Select(games, value=self.game, allow_blank=False, id="game")
+                yield Select(games, value=self.game, allow_blank=False, id="game", compact=True)
             yield Vertical(id="options")
             with Horizontal():
                 yield Label("Seats (1-8)")
-                yield Input("2", id="seats", type="integer")
+                yield Input("2", id="seats", type="integer", compact=True)
             with Horizontal():
                 yield Label("Time limit (seconds)")
-                yield Input("600", id="time_limit", type="integer")
+                yield Input("600", id="time_limit", type="integer", compact=True)
             with Horizontal():
                 yield Label("Invite a bot")
-                yield Select(self.bot_choices(), value=NO_BOT, allow_blank=False, id="bot")
-            with Horizontal():
-                yield Label("Private (join code)")
-                yield Switch(False, id="private")
-            with Horizontal():
-                yield Label("Undo allowed")
-                yield Switch(False, id="undo")
-            with Horizontal():
-                yield Label("Spectators see boards")
-                yield Switch(False, id="live_boards")
+                yield Select(self.bot_choices(), value=NO_BOT, allow_blank=False, id="bot", compact=True)
+            yield Checkbox("Private: joined only by its code", id="private", compact=True)
+            yield Checkbox("Undo allowed", id="undo", compact=True)
+            yield Checkbox("Spectators see the boards while it runs (for friends only)", id="live_boards", compact=True)
             with Horizontal():
                 yield Label("…this late (seconds)")
-                yield Input("0", id="spectator_delay", type="integer")
+                yield Input("0", id="spectator_delay", type="integer", compact=True)
             with Horizontal():
-                yield Button("Create", variant="primary", id="create")
-                yield Button("Cancel", id="cancel")
+                yield Button("Create", variant="primary", id="create", compact=True)
+                yield Button("Cancel", id="cancel", compact=True)
             yield Static(id="problem")
         yield Footer(compact=True)
 
@@ -174,7 +169,7 @@ class CreateRaceScreen(ModalScreen[RaceSettings | None]):
         await box.remove_children()
         for spec in get_game(self.game).options_spec:
             values = [(str(v).lower() if isinstance(v, bool) else str(v), v) for v in spec.values]
-            choice = Select(values, value=spec.default, allow_blank=False, id=f"o-{spec.name}")
+            choice = Select(values, value=spec.default, allow_blank=False, id=f"o-{spec.name}", compact=True)
             await box.mount(Horizontal(Label(spec.name), choice))
 
     @on(Select.Changed, "#game")
@@ -193,9 +188,9 @@ class CreateRaceScreen(ModalScreen[RaceSettings | None]):
             options,
             self.query_one("#seats", Input).value,
             self.query_one("#time_limit", Input).value,
-            private=self.query_one("#private", Switch).value,
-            undo=self.query_one("#undo", Switch).value,
-            live_boards=self.query_one("#live_boards", Switch).value,
+            private=self.query_one("#private", Checkbox).value,
+            undo=self.query_one("#undo", Checkbox).value,
+            live_boards=self.query_one("#live_boards", Checkbox).value,
             spectator_delay=self.query_one("#spectator_delay", Input).value or "0",
             bot=str(self.query_one("#bot", Select).value),
         )

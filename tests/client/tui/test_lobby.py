@@ -82,8 +82,8 @@ def test_a_lobby_row_and_the_notes() -> None:
         "invited": [{"player": "p2", "name": "random", "expires_at": 0}],
     }
     who = "ann (ready), random (invited)"
-    assert race_cells(race, "p1") == ("Golf", "1/2", who, "open, yours, private", "5:00", "r1")
-    assert race_cells(race, "p9")[3] == "open, private"
+    assert race_cells(race, "p1") == ("Golf", "open, yours, private", "1/2", "5:00", who, "r1")
+    assert race_cells(race, "p9")[1] == "open, private"
     notes = lobby_notes(
         [{"id": "t1", "name": "Friday", "status": "open", "entrants": [{}, {}]}],
         [{"name": "random", "games": ["golf", "gaps"], "busy": 1, "max_races": 4}],
