@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Input, Label, Static
 from parlour.client.connection import Client, ClientError, Disconnected
 from parlour.client.line_race import Account, clock, seat_list, server_offset
 from parlour.client.tui.app import ChooseGameScreen
+from parlour.client.tui.race import trouble
 from parlour.client.tui.racing import RaceScreen
 from parlour.client.tui.replay import ReplayScreen, fetch_replay
 from parlour.client.tui.replaying import ReplayRefused
@@ -187,8 +188,8 @@ class LobbyScreen(Screen[None]):
             info = (await self.client.create(settings.game, **settings.create_args())).race
             if settings.bot != NO_BOT:
                 info = (await self.client.invite(str(info["id"]), settings.bot)).race
-        except ClientError as error:
-            self.say(f"The server refused: {printable(error.message)}", refused=True)
+        except (ClientError, Disconnected) as error:
+            self.say(trouble(error), refused=True)
             return
         await self.enter(info)
 
@@ -209,8 +210,8 @@ class LobbyScreen(Screen[None]):
     async def show_replay(self, race_id: str) -> None:
         try:
             replay = await fetch_replay(self.client, race_id)
-        except ClientError as error:
-            self.say(f"The server refused: {printable(error.message)}", refused=True)
+        except (ClientError, Disconnected) as error:
+            self.say(trouble(error), refused=True)
             return
         except ReplayRefused as error:
             self.say(str(error), refused=True)
@@ -237,8 +238,8 @@ class LobbyScreen(Screen[None]):
                 self.say(f"Race {printable(str(info['id']))} is {printable(str(info['status']))}: no seat to take.")
                 return
             joined = (await self.client.join(race_id, code=code)).race
-        except ClientError as error:
-            self.say(f"The server refused: {printable(error.message)}", refused=True)
+        except (ClientError, Disconnected) as error:
+            self.say(trouble(error), refused=True)
             return
         await self.enter(joined)
 

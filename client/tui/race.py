@@ -20,7 +20,7 @@ from typing import Any
 from parlour.bots.base import Turn
 from parlour.bots.ceiling import ceiling, ceiling_exact
 from parlour.bots.greedy import GreedyBot
-from parlour.client.connection import Client, ClientError, End, Progress, Start
+from parlour.client.connection import Client, ClientError, Disconnected, End, Progress, Start
 from parlour.client.line_play import describe_error, plural
 from parlour.client.line_race import server_offset
 from parlour.games import Game, GameError, IllegalMove, Move, Score, get_game
@@ -43,6 +43,13 @@ def refusal(error: ClientError) -> GameError:
     if error.code == "illegal_move":
         return IllegalMove(error.message)
     return Refused(str(error.code), error.message)
+
+
+def trouble(error: ClientError | Disconnected) -> str:
+    """What went wrong with a request, for the message line."""
+    if isinstance(error, ClientError):
+        return f"The server refused: {printable(error.message)}"
+    return f"The connection is lost: {error}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +161,8 @@ class RaceTable:
             if error.code == "stale_seq":  # another connection of this player moved: catch up
                 await self.resync()
             raise refusal(error) from None
+        except Disconnected as error:
+            raise Refused("disconnected", str(error)) from None
         self._took(ack.seq, ack.view, +1)
         return self._view
 
@@ -166,6 +175,8 @@ class RaceTable:
             ack = await self.client.undo(self.race_id, self._seq)
         except ClientError as error:
             raise refusal(error) from None
+        except Disconnected as error:
+            raise Refused("disconnected", str(error)) from None
         self._took(ack.seq, ack.view, -1)
         return self._view
 
@@ -174,6 +185,8 @@ class RaceTable:
             ack = await self.client.concede(self.race_id)
         except ClientError as error:
             raise refusal(error) from None
+        except Disconnected as error:
+            raise Refused("disconnected", str(error)) from None
         self._seq, self._view = ack.seq, dict(ack.view)
         return self._view
 

@@ -195,6 +195,9 @@ class RaceScreen(GameScreen):
         except ClientError as error:
             self.say(f"Reconnected, but the race is gone: {printable(error.message)}", refused=True)
             return
+        except Disconnected as error:
+            self.say(f"The connection is lost: {error}", refused=True)
+            return
         self.drop()
         self.redraw()
         self.say("Reconnected.")

@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 
 from parlour.client.connection import Client, ClientError, Countdown, Disconnected, RaceUpdate, Resumed, Start
 from parlour.client.line_race import describe_race, seat_list, server_offset
-from parlour.client.tui.race import RaceTable
+from parlour.client.tui.race import RaceTable, trouble
 from parlour.client.tui.racing import RaceScreen
 from parlour.protocol.text import printable
 
@@ -105,8 +105,8 @@ class RoomScreen(Screen[None]):
     async def action_ready(self) -> None:
         try:
             self.info = dict((await self.client.ready(self.race_id, not self.ready)).race)
-        except ClientError as error:
-            self.show(f"The server refused: {printable(error.message)}")
+        except (ClientError, Disconnected) as error:
+            self.show(trouble(error))
             return
         self.ready = not self.ready
         self.show()

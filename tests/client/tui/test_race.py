@@ -368,3 +368,16 @@ async def test_a_lost_connection_shows_while_it_is_reopened_and_the_race_goes_on
             await press_at(pilot, screen, place)
         assert message(screen) == (f"Played {move.text()}.", False) and table.moves_made == 1
     await ann.close()
+
+
+@pytest.mark.asyncio
+async def test_a_move_after_the_connection_is_gone_for_good_is_refused_not_a_crash(server: ServerProcess) -> None:
+    ann = await Client.connect(server.url, "ann")
+    race_id = str((await ann.create("golf", seats=1)).race["id"])
+    await ann.ready(race_id)
+    start = await ann.next_event(Start, race=race_id, timeout=20)
+    table = RaceTable(ann, (await ann.snapshot(race_id)).race, start)
+    await ann.close()
+    with pytest.raises(Refused) as refused:
+        await table.play(legal_moves(table.view)[0])
+    assert refused.value.code == "disconnected" and table.moves_made == 0
