@@ -58,7 +58,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,9 +69,9 @@ from textual.screen import Screen
 
 from parlour.client.connection import Client
 from parlour.client.tui.app import GameScreen, PlayApp
-from parlour.client.tui.board import Board, Direction, step
-from parlour.client.tui.layouts import Layout, layout_for
-from parlour.client.tui.picking import Play, Select, press
+from parlour.client.tui.board import Board, Direction, path
+from parlour.client.tui.layouts import layout_for
+from parlour.client.tui.picking import presses
 from parlour.client.tui.racing import RaceApp, RaceScreen
 from parlour.client.tui.widgets import BoardView, PlaceView
 from parlour.games import Move, game_names
@@ -208,33 +207,10 @@ async def until(condition: Callable[[], bool], what: str, timeout: float = READY
 
 def keys_to(board: Board, start: str, target: str) -> list[str]:
     """The fewest arrow keys that take the cursor from ``start`` to ``target``."""
-    paths: dict[str, list[str]] = {start: []}
-    todo = deque([start])
-    while todo and target not in paths:
-        here = todo.popleft()
-        for direction, key in ARROWS.items():
-            there = step(board, here, direction)
-            if there not in paths:
-                paths[there] = [*paths[here], key]
-                todo.append(there)
-    if target not in paths:
+    steps = path(board, start, target)
+    if steps is None:
         raise RuntimeError(f"the cursor cannot reach {target} from {start}")
-    return paths[target]
-
-
-def keyed_moves(layout: Layout, view: dict[str, Any]) -> list[tuple[Move, list[str]]]:
-    """Every legal move a person makes by pressing whole places, with the places pressed (one or two)."""
-    board = layout.board(view)
-    found: list[tuple[Move, list[str]]] = []
-    for link, move in layout.links(view):
-        first = press(layout, view, board, None, link.src)
-        if isinstance(first, Play) and first.move == move:
-            found.append((move, [link.src]))
-        elif isinstance(first, Select) and link.dst:
-            second = press(layout, view, board, first.selection, link.dst)
-            if isinstance(second, Play) and second.move == move:
-                found.append((move, [link.src, link.dst]))
-    return found
+    return [ARROWS[direction] for direction in steps]
 
 
 # --- the runs --------------------------------------------------------------------------------------------
@@ -276,7 +252,7 @@ async def race(url: str, game: str, wanted: int, chooser: random.Random, size: t
         except RuntimeError:  # a bot still playing only makes the figures noisier
             print(f"tui: the bot is still playing after {SETTLE:.0f} s: timing anyway", file=sys.stderr)
         while timed < wanted and table.view["ended"] is None and app.screen is screen:
-            choices = keyed_moves(layout, table.view)
+            choices = presses(layout, table.view)
             if not choices:
                 break
             move, places = chooser.choice(choices)

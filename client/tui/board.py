@@ -9,6 +9,7 @@ plain data computed from a view: no Textual, no game state.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Literal
 
@@ -108,6 +109,7 @@ class Link:
 
 
 Direction = Literal["left", "right", "up", "down"]
+DIRECTIONS: tuple[Direction, ...] = ("left", "right", "up", "down")
 
 
 def step(board: Board, name: str, direction: Direction) -> str:
@@ -128,6 +130,20 @@ def step(board: Board, name: str, direction: Direction) -> str:
         return there[i]
     position = (i + 0.5) / len(here)
     return there[min(len(there) - 1, int(position * len(there)))]
+
+
+def path(board: Board, start: str, target: str) -> list[Direction] | None:
+    """The fewest cursor steps from place ``start`` to place ``target`` (``None`` if none gets there)."""
+    paths: dict[str, list[Direction]] = {start: []}
+    todo = deque([start])
+    while todo and target not in paths:
+        here = todo.popleft()
+        for direction in DIRECTIONS:
+            there = step(board, here, direction)
+            if there not in paths:
+                paths[there] = [*paths[here], direction]
+                todo.append(there)
+    return paths.get(target)
 
 
 def card_face(text: str) -> tuple[str, bool]:

@@ -111,3 +111,19 @@ def _destination(layout: Layout, view: View, links: list[tuple[Link, Move]], sel
         return Play(max(joining, key=lambda pair: pair[0].count)[1])
     meant = layout.attempt(view, selected.place, name, selected.count)
     return Play(meant) if isinstance(meant, Move) else Refuse(meant)
+
+
+def presses(layout: Layout, view: View) -> list[tuple[Move, list[str]]]:
+    """Every legal move a player makes by pressing whole places (no depth), with the places pressed: one
+    (a move made by its source alone) or two (source, then destination)."""
+    board = layout.board(view)
+    found: list[tuple[Move, list[str]]] = []
+    for link, move in layout.links(view):
+        first = press(layout, view, board, None, link.src)
+        if isinstance(first, Play) and first.move == move:
+            found.append((move, [link.src]))
+        elif isinstance(first, Select) and link.dst:
+            second = press(layout, view, board, first.selection, link.dst)
+            if isinstance(second, Play) and second.move == move:
+                found.append((move, [link.src, link.dst]))
+    return found

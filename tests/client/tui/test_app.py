@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import functools
 import re
-from collections import deque
 from typing import Any
 
 import pytest
@@ -12,9 +10,9 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from parlour.client.tui.app import GameScreen, HelpScreen, PlayApp, ResultScreen
-from parlour.client.tui.board import Board, Direction, step
+from parlour.client.tui.board import Board, Direction, path
 from parlour.client.tui.layouts import Layout, layout_for, legal_moves
-from parlour.client.tui.picking import Play, Refuse, Select, press
+from parlour.client.tui.picking import Play, Refuse, Select, press, presses
 from parlour.client.tui.practice import Practice
 from parlour.client.tui.widgets import BoardView, PlaceView
 from parlour.games import Move, game_names, get_game
@@ -26,23 +24,9 @@ ARROWS: dict[Direction, str] = {"left": "left", "right": "right", "up": "up", "d
 
 def keys_to(board: Board, start: str, target: str) -> list[str]:
     """The arrow keys that take the cursor from ``start`` to ``target``, fewest first."""
-    paths = _paths_from(board, start)
-    assert target in paths, f"the cursor cannot reach {target} from {start}"
-    return paths[target]
-
-
-@functools.cache
-def _paths_from(board: Board, start: str) -> dict[str, list[str]]:
-    paths: dict[str, list[str]] = {start: []}
-    todo = deque([start])
-    while todo:
-        here = todo.popleft()
-        for direction, key in ARROWS.items():
-            there = step(board, here, direction)
-            if there not in paths:
-                paths[there] = [*paths[here], key]
-                todo.append(there)
-    return paths
+    steps = path(board, start, target)
+    assert steps is not None, f"the cursor cannot reach {target} from {start}"
+    return [ARROWS[direction] for direction in steps]
 
 
 async def press_at(pilot: Pilot[None], screen: GameScreen, name: str) -> None:
@@ -63,17 +47,9 @@ def path_keys(board: Board, start: str, places: list[str]) -> int:
 def keyed_move(layout: Layout, view: dict[str, Any], cursor: str) -> tuple[Move, list[str]]:
     """A legal move made by pressing places with keys (whole places, no depth), and those places:
     of those, the one the fewest arrow keys from ``cursor`` reach (Pilot waits after every key)."""
-    board = layout.board(view)
-    found: list[tuple[Move, list[str]]] = []
-    for link, move in layout.links(view):
-        first = press(layout, view, board, None, link.src)
-        if isinstance(first, Play) and first.move == move:
-            found.append((move, [link.src]))
-        elif isinstance(first, Select) and link.dst:
-            second = press(layout, view, board, first.selection, link.dst)
-            if isinstance(second, Play) and second.move == move:
-                found.append((move, [link.src, link.dst]))
+    found = presses(layout, view)
     assert found, "no legal move is made by whole-place presses"
+    board = layout.board(view)
     return min(found, key=lambda pair: path_keys(board, cursor, pair[1]))
 
 
