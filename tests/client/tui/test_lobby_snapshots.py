@@ -83,11 +83,6 @@ class LobbyShot(App[None]):
             self.push_screen(CreateRaceScreen(BOTS, "golf"))
 
 
-@pytest.fixture(autouse=True)
-def _colour(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("NO_COLOR", raising=False)
-
-
 @pytest.mark.parametrize("size", SIZES)
 def test_the_lobby(snap_compare: SnapCompare, size: str) -> None:
     """Ann's running race first, then the open and running public ones; the tournament and the bots below."""

@@ -22,12 +22,6 @@ SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 SnapCompare = Callable[..., bool]
 
 
-@pytest.fixture(autouse=True)
-def _colour(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The snapshots are in colour, whatever the terminal running the tests asks for."""
-    monkeypatch.delenv("NO_COLOR", raising=False)
-
-
 def app() -> ReplayApp:
     logs = [[*played_log("golf", SEED, 6, 1), ["undo"], ["concede"]], played_log("golf", SEED, 4, 2)]
     return ReplayApp(made_replay("golf", SEED, logs))

@@ -33,12 +33,6 @@ SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 SnapCompare = Callable[..., bool]
 
 
-@pytest.fixture(autouse=True)
-def _colour(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The snapshots are in colour, whatever the terminal running the tests asks for."""
-    monkeypatch.delenv("NO_COLOR", raising=False)
-
-
 def selecting(name: str) -> Callable[[Pilot[None]], Awaitable[None]]:
     """A ``run_before`` that selects, by arrow keys and Enter, the source of a legal move with at least
     one destination to mark (the one the fewest keys from the cursor reach), and checks it is selected."""

@@ -26,12 +26,6 @@ RESULTS = [
 SnapCompare = Callable[..., bool]
 
 
-@pytest.fixture(autouse=True)
-def _colour(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The snapshots are in colour, whatever the terminal running the tests asks for."""
-    monkeypatch.delenv("NO_COLOR", raising=False)
-
-
 def settled(*events: object, tiles: int = 0, note: str = "") -> Callable[[Pilot[None]], Awaitable[None]]:
     """A ``run_before`` that puts ``events`` in the canned client's queue and waits until ``tiles`` tiles
     show and the message holds ``note``."""
