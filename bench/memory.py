@@ -14,8 +14,10 @@ adds items until each size of ``--sizes`` and takes a reading at each:
   growth is the finished races the server keeps.
 
 A reading is the server process's resident set (``VmRSS`` in /proc/PID/status: the parlour server alone,
-the embedded Redis is a process of its own) and the embedded Redis's ``used_memory`` (``INFO memory``, read
-over its unix socket ``<data dir>/redis.sock``), each after a second's pause. Bytes per item is the slope
+the embedded Redis is a process of its own) and the bytes of the embedded Redis's data: the sum of ``MEMORY
+USAGE key SAMPLES 0`` over every key, read over its unix socket ``<data dir>/redis.sock`` (its ``used_memory``
+is read too but only shown in ``readings``: client and AOF buffers make it move by hundreds of KB from one
+reading to the next), each after a second's pause. Bytes per item is the slope
 between the smallest and the largest size, (reading at the largest - reading at the smallest) / (their
 difference in items), so fixed costs (the interpreter, the warm-up, pools) cancel. RSS counts pages, not
 objects: memory freed inside the Python heap is reused before RSS grows, so small sizes give noisy figures.
@@ -35,8 +37,9 @@ What bounds each (see server/app.py and server/config.py), printed with the figu
 
 ``--json`` prints one object: ``idle_connection_bytes``, ``racer_bytes``, ``finished_race_bytes_server``
 (RSS slopes), ``idle_connection_bytes_redis``, ``racer_bytes_redis``, ``finished_race_bytes_redis``
-(``used_memory`` slopes), ``sizes``, ``measure`` and ``readings`` (per phase, each size's RSS and
-used_memory in bytes, the baseline first as size 0).
+(slopes of Redis's data bytes), ``finished_races_held`` (the server's ``parlour_races_finished`` gauge at the
+end), ``sizes``, ``measure`` and ``readings`` (per phase, each size's ``rss``, ``redis`` (data bytes) and
+``redis_used_memory``, the baseline first as size 0).
 """
 
 from __future__ import annotations
@@ -86,8 +89,19 @@ class Server:
         raise RuntimeError("no VmRSS in /proc/PID/status")
 
     def used_memory(self) -> int:
-        """The embedded Redis's used_memory in bytes."""
+        """The embedded Redis's used_memory in bytes: its data and its overheads (client buffers, AOF buffer)."""
         return int(self.redis.info("memory")["used_memory"])
+
+    def data_bytes(self) -> int:
+        """The bytes of every key in the embedded Redis: the sum of ``MEMORY USAGE key SAMPLES 0`` (exact)."""
+        total = 0
+        keys = list(self.redis.scan_iter(count=1000))
+        for start in range(0, len(keys), 1000):
+            pipe = self.redis.pipeline(transaction=False)
+            for key in keys[start : start + 1000]:
+                pipe.memory_usage(key, samples=0)
+            total += sum(x or 0 for x in pipe.execute())  # None: the key expired meanwhile
+        return total
 
     def gauge(self, name: str) -> float:
         """One sample of the server's /metrics page, e.g. ``parlour_races_finished``."""
@@ -104,7 +118,7 @@ class Server:
 
 async def reading(server: Server, n: int) -> dict[str, int]:
     await asyncio.sleep(SETTLE)
-    return {"n": n, "rss": server.rss(), "redis": server.used_memory()}
+    return {"n": n, "rss": server.rss(), "redis": server.data_bytes(), "redis_used_memory": server.used_memory()}
 
 
 async def connect(url: str, name: str) -> Client:
@@ -246,7 +260,10 @@ def measure(sizes: list[int], warmup: int, moves: int, pairs: int) -> dict[str, 
         "moves": moves,
         "pairs": pairs,
         "game": GAME,
-        "measure": "server: VmRSS of its process; redis: INFO used_memory; slope between the smallest and largest size",
+        "measure": (
+            "server: VmRSS of its process; redis: sum of MEMORY USAGE over every key; "
+            "bytes per item: slope between the smallest and the largest size"
+        ),
         "readings": {"idle": idle, "racers": racers, "finished": finished},
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -269,7 +286,7 @@ def report(figures: dict[str, Any]) -> None:
         ("finished race, Redis", None, figures["finished_race_bytes_redis"]),
     ]
     low, high = figures["sizes"][0], figures["sizes"][-1]
-    print(f"bytes per item, slope from N={low} to N={high} (server: VmRSS; Redis: used_memory)")
+    print(f"bytes per item, slope from N={low} to N={high} (server: VmRSS; Redis: MEMORY USAGE of every key)")
     print(f"{'':<22} {'server':>9} {'Redis':>9}  bounded by")
     for name, server, store in rows:
         shown = [f"{x:>9}" if x is not None else f"{'':>9}" for x in (server, store)]
