@@ -31,8 +31,8 @@ What bounds each (see server/app.py and server/config.py), printed with the figu
   evicted (its replay comes from Redis): a bound in time, not in number (races finishing per second x 60 s).
 - a finished race in Redis: kept for good (the record, the seats' logs, later the replay): the archive.
 
-    python bench/memory.py                             # sizes 100 and 400, about a minute
-    python bench/memory.py --sizes 200,800 --moves 10
+    python bench/memory.py                             # sizes 200 and 800, under a minute
+    python bench/memory.py --sizes 500,2000 --moves 10
     python bench/memory.py --json
 
 ``--json`` prints one object: ``idle_connection_bytes``, ``racer_bytes``, ``finished_race_bytes_server``
@@ -296,7 +296,7 @@ def report(figures: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="100,400", help="items at each reading, even, comma-separated (100,400)")
+    parser.add_argument("--sizes", default="200,800", help="items at each reading, even, comma-separated (200,800)")
     parser.add_argument("--warmup", type=int, default=20, help="items set up before the baseline (default 20)")
     parser.add_argument("--moves", type=int, default=3, help="moves per seat in each race (default 3)")
     parser.add_argument("--pairs", type=int, default=10, help="client pairs playing the finished races (default 10)")
