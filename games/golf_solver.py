@@ -166,30 +166,46 @@ def solve(state: GolfState) -> Solution:
     done: set[int] = set()
     line: list[int] = []  # the winning line backwards: a pile card's bit, or 0 for a turn
 
+    turn_key = [(t + 1) << 4 | stock[t] for t in range(n)]  # the key's low bits after turning stock card t
+
     def search(tops: int, turned: int, top: int, hall: int) -> bool:
-        if tops == empty:
-            return True
-        key = tops << 9 | turned << 4 | top
-        if key in done:
-            return False
-        done.add(key)
-        if hall & ok != ok:  # some interval's slack is below 0
-            return False
+        """Whether this position (not won, not searched before, passing the Hall test) can be won.
+
+        A child is searched only when it is new and passes the test (a won child ends the search);
+        ``done`` holds every position searched, all lost but those on the current line.
+        """
         m = tops & adjacent[top]
         if m:
             row = play[top]
+            low = turned << 4
             while m:
                 b = m & -m  # the lowest bit first: piles in order
                 m ^= b
                 card = rank_of[b]
-                if search(tops - (b >> 1), turned, card, hall + row[card]):
+                after = tops - (b >> 1)
+                if after == empty:
                     line.append(b)
                     return True
-        if turned < n and search(tops, turned + 1, stock[turned], hall - pred[top]):
-            line.append(0)
-            return True
+                h = hall + row[card]
+                if h & ok == ok:
+                    key = after << 9 | low | card
+                    if key not in done:
+                        done.add(key)
+                        if search(after, turned, card, h):
+                            line.append(b)
+                            return True
+        if turned < n:
+            h = hall - pred[top]
+            if h & ok == ok:
+                key = tops << 9 | turn_key[turned]
+                if key not in done:
+                    done.add(key)
+                    if search(tops, turned + 1, stock[turned], h):
+                        line.append(0)
+                        return True
         return False
 
+    done.add(start << 9 | waste_top)
     won = search(start, 0, waste_top, _packed([_BIAS + s for s in slack]))
     line.reverse()
     moves = tuple(TURN if b == 0 else PLAY[(b.bit_length() - 1) // 6] for b in line) if won else ()
