@@ -49,11 +49,13 @@ from parlour.games.golf import PILES, PLAY, TURN, GolfState
 _WEIGHTS = tuple(6**i for i in range(PILES))  # a pile holds at most 5 cards: heights in base 6
 # The Hall test of :func:`solve`: intervals of ranks of one parity, [a, b] with b - a even. Each interval's
 # slack (the cards that may feed it less its pile cards) is kept in one field of a packed int, biased by
-# _BIAS so that bit 8 of a field is set while the slack is 0 or more.
+# _BIAS so that a field's top bit is set while the slack is 0 or more. A slack is at most 28 (7 ranks of
+# feeders, 4 cards each) and the search stops at the first move that takes one to -1, so a field holds
+# 31 to 60 and never borrows from or carries into the next.
 _INTERVALS = tuple((a, b) for a in range(1, 14) for b in range(a, 14, 2))
-_FIELD = 9
-_BIAS = 256
-_OK = sum(1 << (_FIELD * k + 8) for k in range(len(_INTERVALS)))
+_FIELD = 6
+_BIAS = 32
+_OK = sum(_BIAS << (_FIELD * k) for k in range(len(_INTERVALS)))
 
 
 @dataclass(frozen=True)
