@@ -18,6 +18,16 @@ Two necessary conditions prune positions that cannot be won:
   outnumber the queens still to come (in the piles, the stock, or on the waste top),
   nor the pile aces the twos.
 
+:func:`solve` uses one test that holds both (Hall's condition). Every pile card needs
+its own card straight before it, one rank away: a pile card, a stock card still to turn
+or the waste top (its *feeders*). So for every interval of ranks of one parity, [a, b]
+with b - a even, the pile cards of ranks a, a+2, ..., b cannot outnumber the feeders of
+ranks a-1, a+1, ..., b+1. Parity is the widest two intervals, kings and aces [13, 13]
+and [1, 1]. The 49 intervals' slacks live in one packed int, changed by one addition a
+move. Its positions are one bit a pile (see :func:`solve`), keyed with the stock cards
+turned and the waste rank. Prunes only cut positions that cannot be won and the moves
+are tried in the same order, so the line found is the first winning line in that order.
+
 :func:`fewest` finds the best score (the fewest cards left in the piles) by the same
 search, pruning a position when a lower bound on the cards it must leave reaches the
 best score found so far. The bounds: the two conditions above, counted (each excess odd
@@ -37,6 +47,15 @@ from parlour.games.cards import RANK
 from parlour.games.golf import PILES, PLAY, TURN, GolfState
 
 _WEIGHTS = tuple(6**i for i in range(PILES))  # a pile holds at most 5 cards: heights in base 6
+# The Hall test of :func:`solve`: intervals of ranks of one parity, [a, b] with b - a even. Each interval's
+# slack (the cards that may feed it less its pile cards) is kept in one field of a packed int, biased by
+# _BIAS so that a field's top bit is set while the slack is 0 or more. A slack is at most 28 (7 ranks of
+# feeders, 4 cards each) and the search stops at the first move that takes one to -1, so a field holds
+# 31 to 60 and never borrows from or carries into the next.
+_INTERVALS = tuple((a, b) for a in range(1, 14) for b in range(a, 14, 2))
+_FIELD = 6
+_BIAS = 32
+_OK = sum(_BIAS << (_FIELD * k) for k in range(len(_INTERVALS)))
 
 
 @dataclass(frozen=True)
@@ -90,69 +109,108 @@ def _tallies(piles: list[list[int]], stock: list[int]) -> _Tallies:
     return _Tallies(odd_from, even_from, queens_from, twos_from, count, balance)
 
 
+def _packed(fields: list[int]) -> int:
+    """Small non-negative numbers, one per Hall interval, in one int (:data:`_FIELD` bits each)."""
+    return sum(v << (_FIELD * k) for k, v in enumerate(fields))
+
+
+def _hall_tables() -> tuple[list[int], list[int]]:
+    """What a change of one rank does to every interval's packed slack: ``need[r]`` adds 1 to each interval
+    whose own ranks hold ``r`` (a pile card of rank ``r`` less to feed), ``pred[r]`` 1 to each interval that
+    ``r`` can feed (subtract it when a card of rank ``r`` is covered on the waste)."""
+    need = [_packed([1 if a <= r <= b and (r - a) % 2 == 0 else 0 for a, b in _INTERVALS]) for r in range(15)]
+    pred = [_packed([1 if a - 1 <= r <= b + 1 and (r - a) % 2 == 1 else 0 for a, b in _INTERVALS]) for r in range(15)]
+    return need, pred
+
+
+_HALL = _hall_tables()
+
+
 def solve(state: GolfState) -> Solution:
-    """Solve ``state`` from where it stands (any Golf state; a finished one is decided)."""
+    """Solve ``state`` from where it stands (any Golf state; a finished one is decided).
+
+    The line is the first winning line in move order (pile plays from the first pile on, then the turn),
+    whatever the prunes: they only cut positions that cannot be won.
+    """
     if state.ended is not None or not any(state.piles):
         return Solution(not any(state.piles), (), 0)
     piles = [[RANK[c] for c in pile] for pile in state.piles]
     stock = [RANK[c] for c in state.stock]
     n = len(stock)
-    heights = [len(p) for p in piles]
-    odd_from, even_from, queens_from, twos_from, count, balance = _tallies(piles, stock)
+    waste_top = RANK[state.waste[-1]]
+    # A position's piles are one bit a pile: bit 6i + h for pile i at height h (bit 6i: pile i is empty).
+    # Playing the top card of a pile at bit b leaves the pile at bit b >> 1: ``tops - (b >> 1)``.
+    empty = sum(1 << 6 * i for i in range(PILES))
+    start = sum(1 << (6 * i + len(p)) for i, p in enumerate(piles))
+    rank_of: dict[int, int] = {}  # the rank of the pile card at each bit
+    adjacent = [0] * 16  # adjacent[r]: the bits of the pile cards one rank from r
+    pile_count = [0] * 15
+    for i, pile in enumerate(piles):
+        for k, r in enumerate(pile):
+            b = 1 << (6 * i + k + 1)
+            rank_of[b] = r
+            adjacent[r - 1] |= b
+            adjacent[r + 1] |= b
+            pile_count[r] += 1
+    feeders = pile_count[:]  # cards that may still have a pile card played straight on them, by rank
+    for r in stock:
+        feeders[r] += 1
+    feeders[waste_top] += 1
+    slack = [
+        sum(feeders[r] for r in range(a - 1, b + 2, 2) if 1 <= r <= 13) - sum(pile_count[r] for r in range(a, b + 1, 2))
+        for a, b in _INTERVALS
+    ]
+    if min(slack) < 0:
+        return Solution(False, (), 0)
+    need, pred = _HALL
+    play = [[need[r] - pred[p] for r in range(15)] for p in range(15)]  # play[top][card]
+    ok = _OK
     done: set[int] = set()
-    line: list[int] = []  # pile index, or -1 for a turn
+    line: list[int] = []  # the winning line backwards: a pile card's bit, or 0 for a turn
 
-    def hopeless(turned: int, top: int) -> bool:
-        odd = odd_from[turned] + (top & 1)
-        even = even_from[turned] + (1 - (top & 1))
-        return (
-            balance > even
-            or -balance > odd
-            or count[13] > count[12] + queens_from[turned] + (top == 12)
-            or count[1] > count[2] + twos_from[turned] + (top == 2)
-        )
+    turn_key = [(t + 1) << 4 | stock[t] for t in range(n)]  # the key's low bits after turning stock card t
 
-    def search(code: int, turned: int, top: int) -> bool:
-        nonlocal balance
-        if code == 0:
-            return True
-        key = (code * 17 + turned) * 14 + top
-        if key in done:
-            return False
-        done.add(key)
-        if hopeless(turned, top):
-            return False
-        for i in range(PILES):
-            h = heights[i]
-            if h:
-                card = piles[i][h - 1]
-                if card - top == 1 or top - card == 1:
-                    step = 1 if card & 1 else -1
-                    heights[i] = h - 1
-                    count[card] -= 1
-                    balance -= step
-                    line.append(i)
-                    if search(code - _WEIGHTS[i], turned, card):
-                        return True
-                    line.pop()
-                    heights[i] = h
-                    count[card] += 1
-                    balance += step
+    def search(tops: int, turned: int, top: int, hall: int) -> bool:
+        """Whether this position (not won, not searched before, passing the Hall test) can be won.
+
+        A child is searched only when it is new and passes the test (a won child ends the search);
+        ``done`` holds every position searched, all lost but those on the current line.
+        """
+        m = tops & adjacent[top]
+        if m:
+            row = play[top]
+            low = turned << 4
+            while m:
+                b = m & -m  # the lowest bit first: piles in order
+                m ^= b
+                card = rank_of[b]
+                after = tops - (b >> 1)
+                if after == empty:
+                    line.append(b)
+                    return True
+                h = hall + row[card]
+                if h & ok == ok:
+                    key = after << 9 | low | card
+                    if key not in done:
+                        done.add(key)
+                        if search(after, turned, card, h):
+                            line.append(b)
+                            return True
         if turned < n:
-            line.append(-1)
-            if search(code, turned + 1, stock[turned]):
-                return True
-            line.pop()
+            h = hall - pred[top]
+            if h & ok == ok:
+                key = tops << 9 | turn_key[turned]
+                if key not in done:
+                    done.add(key)
+                    if search(tops, turned + 1, stock[turned], h):
+                        line.append(0)
+                        return True
         return False
 
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 1000))  # depth is at most 35 plays + 16 turns
-    try:
-        code = sum(h * w for h, w in zip(heights, _WEIGHTS, strict=True))
-        won = search(code, 0, RANK[state.waste[-1]])
-    finally:
-        sys.setrecursionlimit(limit)
-    moves = tuple(TURN if i < 0 else PLAY[i] for i in line) if won else ()
+    done.add(start << 9 | waste_top)
+    won = search(start, 0, waste_top, _packed([_BIAS + s for s in slack]))
+    line.reverse()
+    moves = tuple(TURN if b == 0 else PLAY[(b.bit_length() - 1) // 6] for b in line) if won else ()
     return Solution(won, moves, len(done))
 
 
