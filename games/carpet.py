@@ -65,6 +65,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue
@@ -101,9 +102,10 @@ class CarpetState:
     ended: Ending | None = None
 
 
-def _wanted(foundations: tuple[int, ...]) -> set[Card]:
-    """The cards that go on a foundation now (one per unfinished suit)."""
-    return {s * 13 + top for s, top in enumerate(foundations) if top < KING}
+@cache
+def _wanted(foundations: tuple[int, ...]) -> frozenset[Card]:
+    """The cards that go on a foundation now (one per unfinished suit); cached, as few foundations occur."""
+    return frozenset(s * 13 + top for s, top in enumerate(foundations) if top < KING)
 
 
 def _any_move(carpet: tuple[Card, ...], discard: tuple[Card, ...], foundations: tuple[int, ...]) -> bool:
@@ -140,9 +142,13 @@ class Carpet(Game[CarpetState]):
     def _legal_moves(self, state: CarpetState) -> list[Move]:
         wanted = _wanted(state.foundations)
         carpet = state.carpet
-        moves = [TO_FOUNDATION[i] for i in sorted(carpet.index(c) for c in wanted if c in carpet)]
-        if state.discard:
-            if state.discard[-1] in wanted:
+        cells = [carpet.index(c) for c in wanted if c in carpet]
+        if len(cells) > 1:
+            cells.sort()
+        moves = [TO_FOUNDATION[i] for i in cells]
+        discard = state.discard
+        if discard:
+            if discard[-1] in wanted:
                 moves.append(DISCARD_TO_FOUNDATION)
             if EMPTY in carpet:
                 moves += [FILL[i] for i, c in enumerate(carpet) if c == EMPTY]
