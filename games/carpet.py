@@ -68,7 +68,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import KING, RANK, SUIT, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
@@ -92,6 +92,7 @@ _ALL_ACES = (1, 1, 1, 1)
 _HINT = "carpet moves are 'deal', 'move <cell> f', 'move w f' and 'move w <cell>' (cells a1 to d5)"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CarpetState:
     options: Options

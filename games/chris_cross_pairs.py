@@ -100,7 +100,7 @@ from dataclasses import dataclass, field
 from operator import getitem, itemgetter
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
@@ -157,6 +157,7 @@ CANDIDATES = (*PAIR_MOVE, *SLIDE.values(), SETTLE)
 _CELL_OF: dict[str | None, Card] = {None: EMPTY, **{TEXT[c]: c for c in range(52)}}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ChrisCrossState:
     options: Options

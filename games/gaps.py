@@ -75,7 +75,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, RANK_CHARS, TEXT, Card, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
@@ -98,6 +98,7 @@ _BLOCKS = frozenset([GAP, *(c for c in standard_deck() if RANK[c] == 13)])
 _CELL_OF: dict[str | None, Card] = {None: GAP, **{TEXT[c]: c for c in standard_deck() if RANK[c] != 1}}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GapsState:
     options: Options

@@ -92,7 +92,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, RED, SUIT, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
@@ -137,6 +137,7 @@ HOME: tuple[int, ...] = tuple(RANK[c] - 1 for c in range(52))
 ONTO: tuple[bool, ...] = tuple(d in PARENTS[c] for c in range(52) for d in range(52))
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GateState:
     options: Options

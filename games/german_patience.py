@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, RANK_CHARS, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
@@ -88,6 +88,7 @@ _BY_MASK = tuple(
 )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GermanPatienceState:
     options: Options

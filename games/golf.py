@@ -44,7 +44,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
@@ -57,6 +57,7 @@ TURN = Move("turn")
 PLAY = tuple(Move("play", name) for name in PILE_NAMES)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GolfState:
     options: Options

@@ -95,7 +95,7 @@ from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Option, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Option, Options, OptionValue, fast_init
 from parlour.games.cards import (
     KING,
     RANK,
@@ -160,6 +160,7 @@ ACCEPTS = {rule: _accepts(rule) for rule in SEQUENCES}
 Columns = tuple[tuple[Card, ...], ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ChanceState:
     options: Options
