@@ -210,7 +210,9 @@ class Game(ABC, Generic[S]):
 
     def resolve_options(self, raw: Mapping[str, object] | None = None) -> dict[str, OptionValue]:
         """Every option with its value: ``raw`` checked and completed by the defaults."""
-        raw = dict(raw or {})
+        if not raw:  # the common case, on every deal: the defaults
+            return {o.name: o.default for o in self.options_spec}
+        raw = dict(raw)
         known = {o.name: o for o in self.options_spec}
         unknown = sorted(set(raw) - set(known))
         if unknown:
