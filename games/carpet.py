@@ -72,7 +72,7 @@ from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_in
 from parlour.games.cards import KING, RANK, SUIT, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
-from parlour.games.shuffle import shuffle
+from parlour.games.shuffle import shuffle, shuffle_drawn
 
 ROWS, COLS = 4, 5
 CELLS = ROWS * COLS
@@ -231,7 +231,7 @@ class Carpet(Game[CarpetState]):
             or len(deck) != board["deck"]
         ):
             raise BadLayout("not a player's view of a Carpet game")
-        rng.shuffle(deck)
+        shuffle_drawn(deck, rng)
         ended = None if view["ended"] is None else Ending(view["ended"])
         return CarpetState(dict(view["options"]), carpet, tuple(deck), discard, foundations, ended)
 

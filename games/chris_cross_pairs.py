@@ -104,7 +104,7 @@ from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_in
 from parlour.games.cards import RANK, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
-from parlour.games.shuffle import shuffle
+from parlour.games.shuffle import shuffle, shuffle_drawn
 
 SIZE = 5
 CELLS = SIZE * SIZE
@@ -423,7 +423,7 @@ class ChrisCrossPairs(Game[ChrisCrossState]):
             good = False
         if not good:
             raise BadLayout("not a player's view of a Chris-Cross Pairs game")
-        rng.shuffle(stock)
+        shuffle_drawn(stock, rng)
         casts = () if slid else _casts(grid)
         options = self.resolve_options(view["options"])
         return ChrisCrossState(options, grid, tuple(stock), waste, *numbers, emptied, slid, casts, ended)
