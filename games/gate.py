@@ -187,11 +187,14 @@ def _moves(state: GateState) -> list[Move]:
     tops: dict[Card, int] = {}
     ends: list[tuple[int, int, int]] = []  # (pile, rank + 14 * parity of its top card, run)
     vacant: list[int] = []
+    keys = 0  # bit k set: some pile's top card has key k
     for i, pile in enumerate(piles):
         if pile:
             card = pile[-1]
             tops[card] = i
-            ends.append((i, KEY[card], runs[i]))
+            key = KEY[card]
+            ends.append((i, key, runs[i]))
+            keys |= 1 << key
         else:
             vacant.append(i)
 
@@ -214,6 +217,8 @@ def _moves(state: GateState) -> list[Move]:
     # never mix).
     if len(ends) > 1:
         for i, key, run in ends:
+            if not keys >> (key + 1) & ((1 << run) - 1):
+                continue  # no top card has a key from key + 1 to key + run
             moves_ij = PILE_TO_PILE[i]
             for j, other, _run_j in ends:
                 m = other - key
