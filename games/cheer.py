@@ -76,7 +76,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Option, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Option, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, SUIT, TEXT, Card, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
@@ -108,6 +108,7 @@ MOVE = tuple(
 )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class CheerState:
     options: Options

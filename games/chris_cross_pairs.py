@@ -100,11 +100,11 @@ from dataclasses import dataclass, field
 from operator import getitem, itemgetter
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
-from parlour.games.shuffle import shuffle
+from parlour.games.shuffle import shuffle, shuffle_drawn
 
 SIZE = 5
 CELLS = SIZE * SIZE
@@ -157,6 +157,7 @@ CANDIDATES = (*PAIR_MOVE, *SLIDE.values(), SETTLE)
 _CELL_OF: dict[str | None, Card] = {None: EMPTY, **{TEXT[c]: c for c in range(52)}}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ChrisCrossState:
     options: Options
@@ -422,7 +423,7 @@ class ChrisCrossPairs(Game[ChrisCrossState]):
             good = False
         if not good:
             raise BadLayout("not a player's view of a Chris-Cross Pairs game")
-        rng.shuffle(stock)
+        shuffle_drawn(stock, rng)
         casts = () if slid else _casts(grid)
         options = self.resolve_options(view["options"])
         return ChrisCrossState(options, grid, tuple(stock), waste, *numbers, emptied, slid, casts, ended)

@@ -75,7 +75,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, RANK_CHARS, TEXT, Card, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
@@ -98,6 +98,7 @@ _BLOCKS = frozenset([GAP, *(c for c in standard_deck() if RANK[c] == 13)])
 _CELL_OF: dict[str | None, Card] = {None: GAP, **{TEXT[c]: c for c in standard_deck() if RANK[c] != 1}}
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GapsState:
     options: Options
@@ -125,10 +126,14 @@ def _fillable(cells: tuple[Card, ...], gaps: tuple[int, ...]) -> bool:
     return any(cells[g - 1] not in _BLOCKS for g in gaps)
 
 
+# The four gaps, ascending, when every one is in the last column (one per row).
+_LAST_COLUMN = tuple(row * COLS + COLS - 1 for row in range(ROWS))
+
+
 def _settle(state: GapsState) -> GapsState:
     """Mark the state over if it is won, or stuck with no redeal left."""
     cells, gaps = state.cells, state.gaps
-    if all(g % COLS == COLS - 1 for g in gaps) and sum(_run_lengths(cells)) == 48:
+    if gaps == _LAST_COLUMN and sum(_run_lengths(cells)) == 48:
         return GapsState(state.options, cells, gaps, state.redeals, state.seed, Ending.WON)
     if state.redeals >= MAX_REDEALS and not _fillable(cells, gaps):
         return GapsState(state.options, cells, gaps, state.redeals, state.seed, Ending.STUCK)
@@ -199,7 +204,10 @@ class Gaps(Game[GapsState]):
         new = list(cells)
         new[dst] = card
         new[src] = GAP
-        gaps = tuple(sorted(src if g == dst else g for g in state.gaps))
+        moved = list(state.gaps)
+        moved[moved.index(dst)] = src
+        moved.sort()
+        gaps = tuple(moved)
         return _settle(GapsState(state.options, tuple(new), gaps, state.redeals, state.seed))
 
     def _redeal(self, state: GapsState) -> GapsState:

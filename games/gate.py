@@ -92,11 +92,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, RED, SUIT, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
-from parlour.games.shuffle import shuffle
+from parlour.games.shuffle import shuffle, shuffle_drawn
 
 PILES = 8
 RESERVE_SIZE = 5
@@ -137,6 +137,7 @@ HOME: tuple[int, ...] = tuple(RANK[c] - 1 for c in range(52))
 ONTO: tuple[bool, ...] = tuple(d in PARENTS[c] for c in range(52) for d in range(52))
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GateState:
     options: Options
@@ -186,11 +187,14 @@ def _moves(state: GateState) -> list[Move]:
     tops: dict[Card, int] = {}
     ends: list[tuple[int, int, int]] = []  # (pile, rank + 14 * parity of its top card, run)
     vacant: list[int] = []
+    keys = 0  # bit k set: some pile's top card has key k
     for i, pile in enumerate(piles):
         if pile:
             card = pile[-1]
             tops[card] = i
-            ends.append((i, KEY[card], runs[i]))
+            key = KEY[card]
+            ends.append((i, key, runs[i]))
+            keys |= 1 << key
         else:
             vacant.append(i)
 
@@ -213,6 +217,8 @@ def _moves(state: GateState) -> list[Move]:
     # never mix).
     if len(ends) > 1:
         for i, key, run in ends:
+            if not keys >> (key + 1) & ((1 << run) - 1):
+                continue  # no top card has a key from key + 1 to key + run
             moves_ij = PILE_TO_PILE[i]
             for j, other, _run_j in ends:
                 m = other - key
@@ -241,57 +247,26 @@ def _moves(state: GateState) -> list[Move]:
     return moves
 
 
-def _has_move(state: GateState) -> bool:
-    """Whether any move is legal: the same rules as :func:`_moves`, stopping at the first."""
-    if state.stock:
-        return True
-    piles = state.piles
-    r1, r2 = state.reserves
-    waste = state.waste
-    if () in piles:
-        # With an empty stock the regime is "reserve" if a reserve holds cards, else "waste" if
-        # the waste does, so whichever of them may fill the vacancy is not empty; with all three
-        # empty, part of any pile of two or more cards may.
-        if r1 or r2 or waste:
-            return True
-        for pile in piles:
-            if len(pile) > 1:
-                return True
-    found = state.foundations
-    tops: set[Card] = set()
-    ends: list[tuple[int, int]] = []
-    for pile, run in zip(piles, state.runs, strict=True):
-        if pile:
-            card = pile[-1]
-            if found[SUIT[card]] == HOME[card]:
-                return True
-            tops.add(card)
-            ends.append((KEY[card], run))
-    for r in (r1, r2, waste):
-        if r:
-            card = r[-1]
-            if found[SUIT[card]] == HOME[card]:
-                return True
-            for parent in PARENTS[card]:
-                if parent in tops:
-                    return True
-    for key, run in ends:
-        for other, _run in ends:
-            if 0 < other - key <= run:
-                return True
-    return False
+# The last unfinished state _settle listed the moves of (compared by identity), and those moves; one
+# tuple, replaced whole, so that a reader never pairs one state with another's moves.
+_last_moves: tuple[GateState | None, tuple[Move, ...]] = (None, ())
 
 
 def _settle(state: GateState) -> GateState:
     """Mark the state over if it is won or stuck."""
+    global _last_moves
     if state.stock:
         return state  # the stock can always be turned
     if sum(state.foundations) == 52:
         ended = Ending.WON
-    elif not _has_move(state):
-        ended = Ending.STUCK
     else:
-        return state
+        # With the stock empty the game goes on only if a move is legal: list the moves now, and keep
+        # them for the legal_moves call that usually follows (random playouts, search, a player's view).
+        moves = _moves(state)
+        if moves:
+            _last_moves = (state, tuple(moves))
+            return state
+        ended = Ending.STUCK
     return GateState(
         state.options, state.reserves, state.piles, state.runs, state.foundations, state.stock, state.waste, ended
     )
@@ -317,6 +292,9 @@ class Gate(Game[GateState]):
         return _settle(GateState(options, reserves, piles, (1,) * PILES, (0, 0, 0, 0), stock, ()))
 
     def _legal_moves(self, state: GateState) -> list[Move]:
+        last = _last_moves
+        if last[0] is state:
+            return list(last[1])
         return _moves(state)
 
     def _apply(self, state: GateState, move: Move) -> GateState:
@@ -552,7 +530,7 @@ class Gate(Game[GateState]):
         stock = [c for c in range(52) if c not in shown]
         if len(stock) != stock_size:
             raise BadLayout(f"the view's stock holds {stock_size} cards but {len(stock)} are unseen")
-        rng.shuffle(stock)
+        shuffle_drawn(stock, rng)
         runs = tuple(_run(pile) if pile else 0 for pile in piles)
         found_t = (found[0], found[1], found[2], found[3])
         return GateState(

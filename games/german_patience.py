@@ -61,11 +61,11 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, RANK_CHARS, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
-from parlour.games.shuffle import shuffle
+from parlour.games.shuffle import shuffle, shuffle_drawn
 
 PILES = 8
 FULL = 13
@@ -88,6 +88,7 @@ _BY_MASK = tuple(
 )
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GermanPatienceState:
     options: Options
@@ -231,7 +232,7 @@ class GermanPatience(Game[GermanPatienceState]):
         stock = [c + 52 * deck for c in range(52) for deck in range(seen.get(c, 0), 2)]
         if view["game"] != self.name or len(piles) != PILES or len(stock) != board["stock"]:
             raise BadLayout("not a player's view of a German Patience game")
-        rng.shuffle(stock)
+        shuffle_drawn(stock, rng)
         ended = None if view["ended"] is None else Ending(view["ended"])
         return GermanPatienceState(dict(view["options"]), piles, tuple(stock), waste, ended)
 

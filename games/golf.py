@@ -44,11 +44,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
-from parlour.games.shuffle import shuffle
+from parlour.games.shuffle import shuffle, shuffle_drawn
 
 PILES = 7
 PILE_NAMES = tuple(f"p{i + 1}" for i in range(PILES))
@@ -57,6 +57,7 @@ TURN = Move("turn")
 PLAY = tuple(Move("play", name) for name in PILE_NAMES)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class GolfState:
     options: Options
@@ -70,9 +71,13 @@ def _fits(card: Card, onto: Card) -> bool:
     return abs(RANK[card] - RANK[onto]) == 1
 
 
+# _NEAR[card]: the cards one rank above or below it (any suit; no wrap between K and A).
+_NEAR = tuple(frozenset(c for c in range(52) if abs(RANK[c] - RANK[top]) == 1) for top in range(52))
+
+
 def _playable(piles: tuple[tuple[Card, ...], ...], top: Card) -> list[int]:
-    rank = RANK[top]
-    return [i for i, pile in enumerate(piles) if pile and abs(RANK[pile[-1]] - rank) == 1]
+    near = _NEAR[top]
+    return [i for i, pile in enumerate(piles) if pile and pile[-1] in near]
 
 
 def _settle(state: GolfState) -> GolfState:
@@ -97,7 +102,8 @@ class Golf(Game[GolfState]):
         return _settle(GolfState(options, piles, tuple(deck[36:]), (deck[35],)))
 
     def _legal_moves(self, state: GolfState) -> list[Move]:
-        moves = [PLAY[i] for i in _playable(state.piles, state.waste[-1])]
+        near = _NEAR[state.waste[-1]]
+        moves = [PLAY[i] for i, pile in enumerate(state.piles) if pile and pile[-1] in near]
         if state.stock:
             moves.append(TURN)
         return moves
@@ -137,7 +143,7 @@ class Golf(Game[GolfState]):
         stock = [c for c in standard_deck() if c not in seen]
         if view["game"] != self.name or len(piles) != PILES or not waste or len(stock) != board["stock"]:
             raise BadLayout("not a player's view of a Golf game")
-        rng.shuffle(stock)
+        shuffle_drawn(stock, rng)
         ended = None if view["ended"] is None else Ending(view["ended"])
         return GolfState(dict(view["options"]), piles, tuple(stock), waste, ended)
 

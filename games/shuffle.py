@@ -23,6 +23,7 @@ another implementation check itself.
 from __future__ import annotations
 
 import hashlib
+import random
 import struct
 from collections.abc import Sequence
 from typing import TypeVar
@@ -74,11 +75,61 @@ class Stream:
                 return w % n
 
 
+# _LIMITS[n]: the first word ``below(n)`` rejects, for the deck sizes the games shuffle.
+_LIMITS = tuple(_TWO64 - _TWO64 % n if n else 0 for n in range(106))
+_COUNTERS = tuple(b.to_bytes(8, "big") for b in range(27))  # block numbers as 8 bytes, for up to 105 items
+
+
 def shuffle(items: Sequence[T], seed: int, context: str) -> list[T]:
-    """A new list holding ``items`` shuffled by the stream of ``(seed, context)``."""
+    """A new list holding ``items`` shuffled by the stream of ``(seed, context)``.
+
+    The fast path hashes every block the shuffle needs at once and unpacks their words in one call; if
+    a word is ever rejected (odds about 1 in 2**57 per word) it starts again the slow way, word by word.
+    """
     out = list(items)
+    n = len(out)
+    if n > len(_LIMITS) - 1:
+        return _shuffle_by_stream(out, seed, context)
+    check_seed(seed)
+    key = hashlib.sha256(_DOMAIN + seed.to_bytes(32, "big") + context.encode()).digest()
+    blocks = (n + 2) // 4  # n - 1 words, four to a block
+    sha256 = hashlib.sha256
+    data = b"".join([sha256(key + counter).digest() for counter in _COUNTERS[:blocks]])
+    words = struct.unpack(f">{4 * blocks}Q", data)
+    limits = _LIMITS
+    for i, w in zip(range(n - 1, 0, -1), words, strict=False):  # words may hold up to 3 spare
+        if w >= limits[i + 1]:
+            return _shuffle_by_stream(list(items), seed, context)
+        j = w % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+def _shuffle_by_stream(out: list[T], seed: int, context: str) -> list[T]:
+    """The shuffle exactly as the module's docstring says it, word by word (``out`` is shuffled in place)."""
     stream = Stream(seed, context)
     for i in range(len(out) - 1, 0, -1):
         j = stream.below(i + 1)
         out[i], out[j] = out[j], out[i]
     return out
+
+
+def shuffle_drawn(items: list[T], rng: random.Random) -> None:
+    """Shuffle ``items`` in place exactly as ``rng.shuffle(items)`` does, faster for a plain ``random.Random``.
+
+    For drawing hidden cards (``Game.draw``), never for deals. CPython's ``Random.shuffle`` swaps item
+    ``i`` with item ``_randbelow(i + 1)`` for ``i`` from the end down to 1, and ``_randbelow(n)`` takes
+    ``getrandbits(n.bit_length())`` until it is below ``n``; this is that loop with the calls inlined.
+    Any other generator (a subclass may draw differently) gets ``rng.shuffle`` itself.
+    """
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    bits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = bits(k)
+        while j >= n:
+            j = bits(k)
+        items[i], items[j] = items[j], items[i]

@@ -95,7 +95,7 @@ from fractions import Fraction
 from itertools import pairwise
 from typing import Any
 
-from parlour.games.base import Ending, Game, Move, Option, Options, OptionValue
+from parlour.games.base import Ending, Game, Move, Option, Options, OptionValue, fast_init
 from parlour.games.cards import (
     KING,
     RANK,
@@ -111,7 +111,7 @@ from parlour.games.cards import (
 )
 from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
-from parlour.games.shuffle import shuffle
+from parlour.games.shuffle import shuffle, shuffle_drawn
 
 COLUMNS = 7
 COLUMN_NAMES = tuple(f"c{i + 1}" for i in range(COLUMNS))
@@ -160,6 +160,7 @@ ACCEPTS = {rule: _accepts(rule) for rule in SEQUENCES}
 Columns = tuple[tuple[Card, ...], ...]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class ChanceState:
     options: Options
@@ -568,7 +569,7 @@ class TheChance(Game[ChanceState]):
         unseen = [c for c in range(52) if c not in shown]
         if len(unseen) != sum(downs) + stock_size:
             raise BadLayout(f"the view hides {sum(downs) + stock_size} cards but leaves {len(unseen)} unseen")
-        rng.shuffle(unseen)
+        shuffle_drawn(unseen, rng)
         down = []
         at = 0
         for n in downs:

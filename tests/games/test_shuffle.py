@@ -6,10 +6,11 @@ import hashlib
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parlour.games import game_names, get_game
+from parlour.games import shuffle as shuffle_module
 from parlour.games.cards import cards_text, standard_deck
 from parlour.games.shuffle import Stream, shuffle
 
@@ -86,3 +87,38 @@ def test_ruling_no_deal_uses_pythons_random(name: str, monkeypatch: pytest.Monke
         monkeypatch.setattr(random, attr, refuse)
     for seed in (0, 1):
         assert game.to_text(game.deal(seed)) == dealt[seed]
+
+
+@settings(deadline=None)
+@given(n=st.integers(0, 120), seed=st.integers(0, 2**256 - 1), context=st.sampled_from(["deal", "gaps-redeal-1"]))
+def test_the_fast_shuffle_is_the_shuffle_word_by_word(n: int, seed: int, context: str) -> None:
+    by_stream = shuffle_module._shuffle_by_stream(list(range(n)), seed, context)
+    assert shuffle(range(n), seed, context) == by_stream
+
+
+def test_a_rejected_word_makes_the_fast_shuffle_start_again_word_by_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    want = shuffle(range(52), 5, "deal")
+    # Reject every word on the fast path: it must hand over to the word-by-word shuffle and agree.
+    monkeypatch.setattr(shuffle_module, "_LIMITS", (0,) * len(shuffle_module._LIMITS))
+    assert shuffle(range(52), 5, "deal") == want
+
+
+@settings(deadline=None)  # a loaded machine must not fail it
+@given(n=st.integers(0, 110), seed=st.integers(0, 2**64))
+def test_shuffle_drawn_is_randoms_shuffle(n: int, seed: int) -> None:
+    want, got = list(range(n)), list(range(n))
+    a, b = random.Random(seed), random.Random(seed)
+    a.shuffle(want)
+    shuffle_module.shuffle_drawn(got, b)
+    assert got == want
+    assert a.getrandbits(64) == b.getrandbits(64), "the generator is left where shuffle leaves it"
+
+
+def test_shuffle_drawn_leaves_other_generators_their_own_shuffle() -> None:
+    class Reversing(random.Random):
+        def shuffle(self, x: list[object]) -> None:  # type: ignore[override]
+            x.reverse()
+
+    items = [1, 2, 3]
+    shuffle_module.shuffle_drawn(items, Reversing(1))
+    assert items == [3, 2, 1]
