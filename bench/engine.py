@@ -54,7 +54,7 @@ _clock = time.process_time
 
 def playouts(name: str, options: dict[str, Any], seconds: float, cap: int) -> dict[str, Any]:
     """Run random playouts of one game from fresh deals for ``seconds`` and return the figures."""
-    from parlour.games import Ending, get_game
+    from parlour.games import get_game
 
     game = get_game(name)
     chooser = random.Random(12345)
@@ -63,17 +63,10 @@ def playouts(name: str, options: dict[str, Any], seconds: float, cap: int) -> di
     start = _clock()
     deadline = start + seconds
     while _clock() < deadline:
-        state = game.deal(seed, options)
+        made = _playout_from(game, game.deal(seed, options), chooser, cap)
         seed += 1
-        for _ in range(cap):
-            legal = game.legal_moves(state)
-            if not legal:
-                break
-            state = game.apply(state, chooser.choice(legal))
-            moves += 1
-        else:
-            capped += 1
-            state = game.end(state, Ending.CONCEDED)
+        moves += made
+        capped += made == cap  # stopped at the cap (the game would be conceded)
         games += 1
     elapsed = _clock() - start
     return {
