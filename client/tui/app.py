@@ -94,7 +94,21 @@ class HelpScreen(ModalScreen[None]):
         yield Footer(compact=True)
 
 
-class ResultScreen(ModalScreen[str]):
+class OutcomeScreen(ModalScreen[str]):
+    """A box over the board once a game or race is over, dismissed with what to do next: the word its
+    bindings give ``choose`` (``"new"``, ``"board"``, ``"quit"``, ...)."""
+
+    DEFAULT_CSS = """
+    OutcomeScreen { align: center middle; }
+    OutcomeScreen > Vertical { width: 70; max-width: 100%; height: auto; border: double $accent;
+                               background: $surface; padding: 1 2; }
+    """
+
+    def action_choose(self, what: str) -> None:
+        self.dismiss(what)
+
+
+class ResultScreen(OutcomeScreen):
     """The game is over: how it ended and the score. Dismissed with what to do next: ``"new"``,
     ``"undo"``, ``"board"`` (look at the board) or ``"quit"``."""
 
@@ -105,9 +119,7 @@ class ResultScreen(ModalScreen[str]):
         Binding("q", "choose('quit')", "Quit"),
     ]
     DEFAULT_CSS = """
-    ResultScreen { align: center middle; }
-    ResultScreen > Vertical { width: 60; max-width: 100%; height: auto; border: double $accent;
-                              background: $surface; padding: 1 2; }
+    ResultScreen > Vertical { width: 60; }
     """
 
     def __init__(self, game_name: str, view: dict[str, Any], moves: int) -> None:
@@ -124,9 +136,6 @@ class ResultScreen(ModalScreen[str]):
             yield Static(ending, id="ending")
             yield Static(f"{score_text(self.game_name, self.view)} after {self.moves} moves.", id="score")
         yield Footer(compact=True)
-
-    def action_choose(self, what: str) -> None:
-        self.dismiss(what)
 
 
 class GameScreen(Screen[None]):

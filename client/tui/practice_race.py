@@ -17,17 +17,16 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from parlour.client.tui.app import ENDINGS, GameScreen, score_text
+from parlour.client.tui.app import ENDINGS, GameScreen, OutcomeScreen, score_text
 from parlour.client.tui.practice import Practice
 from parlour.client.tui.rival import Rival, practice_ranking
 
 PACE = 1.0  # seconds between two of the bot's moves while the player plays
 
 
-class PracticeRaceResultScreen(ModalScreen[str]):
+class PracticeRaceResultScreen(OutcomeScreen):
     """Both games are over: the player's ending and score, and the ranking. Dismissed with ``"new"`` (a new
     deal against the same bot), ``"board"`` or ``"quit"``."""
 
@@ -36,11 +35,6 @@ class PracticeRaceResultScreen(ModalScreen[str]):
         Binding("escape", "choose('board')", "See the board"),
         Binding("q", "choose('quit')", "Quit"),
     ]
-    DEFAULT_CSS = """
-    PracticeRaceResultScreen { align: center middle; }
-    PracticeRaceResultScreen > Vertical { width: 70; max-width: 100%; height: auto; border: double $accent;
-                                          background: $surface; padding: 1 2; }
-    """
 
     def __init__(self, title: str, ending: str, ranking: list[str]) -> None:
         super().__init__()
@@ -54,9 +48,6 @@ class PracticeRaceResultScreen(ModalScreen[str]):
             yield Static(self.ending, id="ending")
             yield Static("\n".join(self.ranking), id="ranking")
         yield Footer(compact=True)
-
-    def action_choose(self, what: str) -> None:
-        self.dismiss(what)
 
 
 class PracticeRaceScreen(GameScreen):

@@ -18,13 +18,21 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from parlour.bots.ceiling import ceiling_exact
 from parlour.client.connection import Client, ClientError, Disconnected, End, Resumed
 from parlour.client.line_race import replay_file, save_replay_to
-from parlour.client.tui.app import ENDINGS, KEYS_HELP, GameScreen, HelpScreen, refusal_text, score_text
+from parlour.client.tui.app import (
+    ENDINGS,
+    KEYS_HELP,
+    GameScreen,
+    HelpScreen,
+    OutcomeScreen,
+    refusal_text,
+    score_text,
+)
 from parlour.client.tui.race import RaceTable, clock_text, open_race, par, results_text, seed_check
 from parlour.client.tui.replay import ReplayScreen, fetch_replay
 from parlour.client.tui.replaying import ReplayRefused
@@ -40,7 +48,7 @@ HURRY = 60  # seconds left from which the clock is marked
 CONFIRM = 3.0  # seconds within which a second c concedes
 
 
-class RaceResultScreen(ModalScreen[str]):
+class RaceResultScreen(OutcomeScreen):
     """The race is over: this player's ending and score, the ranking, the revealed seed. ``s`` saves the
     replay to ``RACE.replay.json`` in the working directory (as ``parlour replay RACE`` does) and says
     where; ``v`` opens it in a :class:`~parlour.client.tui.replay.ReplayScreen`. Dismissed with
@@ -53,11 +61,6 @@ class RaceResultScreen(ModalScreen[str]):
         Binding("l", "choose('lobby')", "Back to the lobby"),
         Binding("q", "choose('quit')", "Quit"),
     ]
-    DEFAULT_CSS = """
-    RaceResultScreen { align: center middle; }
-    RaceResultScreen > Vertical { width: 70; max-width: 100%; height: auto; border: double $accent;
-                                  background: $surface; padding: 1 2; }
-    """
 
     def __init__(self, table: RaceTable, end: End, lobby: bool = False) -> None:
         super().__init__()
@@ -118,9 +121,6 @@ class RaceResultScreen(ModalScreen[str]):
             saved.update(Text(f"Cannot show the replay: {printable(str(error))}"))
             return
         self.app.push_screen(ReplayScreen(replay))
-
-    def action_choose(self, what: str) -> None:
-        self.dismiss(what)
 
 
 class RaceScreen(GameScreen):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -27,6 +28,15 @@ def keys_to(board: Board, start: str, target: str) -> list[str]:
     steps = path(board, start, target)
     assert steps is not None, f"the cursor cannot reach {target} from {start}"
     return [ARROWS[direction] for direction in steps]
+
+
+async def until(pilot: object, condition: object, timeout: float = 15.0, what: str = "") -> None:
+    """Let the app run until ``condition()`` holds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():  # type: ignore[operator]
+        assert loop.time() < deadline, f"not within {timeout} s: {what}"
+        await pilot.pause(0.05)  # type: ignore[attr-defined]
 
 
 async def press_at(pilot: Pilot[None], screen: GameScreen, name: str) -> None:
@@ -207,7 +217,7 @@ async def test_practice_against_a_bot_on_the_same_deal_ranks_both_games() -> Non
         assert isinstance(screen, PracticeRaceScreen)
         rival = screen.rival
         assert rival.game.deal(SEED) == screen.practice._states[0]  # the same deal
-        await until_true(pilot, lambda: rival.moves > 0)
+        await until(pilot, lambda: rival.moves > 0, timeout=20, what="the bot's first move")
         race_line = str(screen.query_one("#race", Static).render())
         assert race_line.startswith("Racing greedy on the same deal. greedy: score ")
 
@@ -216,21 +226,13 @@ async def test_practice_against_a_bot_on_the_same_deal_ranks_both_games() -> Non
             _, places = keyed_move(layout, screen.table.view, screen.cursor)
             for place in places:
                 await press_at(pilot, screen, place)
-        await until_true(pilot, lambda: isinstance(app.screen, PracticeRaceResultScreen))
+        await until(pilot, lambda: isinstance(app.screen, PracticeRaceResultScreen), timeout=20, what="the results")
         ranking = str(app.screen.query_one("#ranking", Static).render()).splitlines()
         assert sorted(line.split(":")[0][3:] for line in ranking) == ["greedy", "you"]
         assert rival.finished and rival.opponent().finished
         await pilot.press("n")  # a new deal against the same bot
         assert isinstance(app.screen, PracticeRaceScreen) and app.screen.rival is not rival
         await pilot.press("q")
-
-
-async def until_true(pilot: Pilot[None], condition: Any, timeout: float = 20.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if condition():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("not within the time")
 
 
 def test_a_practice_race_needs_an_installed_bot_that_plays_the_game(capsys: pytest.CaptureFixture[str]) -> None:

@@ -37,7 +37,7 @@ from parlour.client.tui.racing import RaceApp, RaceResultScreen, RaceScreen
 from parlour.games import IllegalMove, game_names, get_game
 from parlour.protocol.replay import commitment
 from tests.bots.helpers import BotRun, bot_online
-from tests.client.tui.test_app import drawn, keyed_move, message, path_keys, press_at
+from tests.client.tui.test_app import drawn, keyed_move, message, path_keys, press_at, until
 from tests.conftest import ServerProcess
 
 SIZE = (80, 24)
@@ -86,15 +86,6 @@ def test_clock_refusals_and_results() -> None:
     assert isinstance(stale, Refused) and str(stale) == "stale_seq: seq 3 expected"
     end = End(race="r", results=[{"place": 1, "name": "ann", "score": 3, "ended": "won", "moves": 40, "time": 12.5}])
     assert results_text(end) == ["1. ann: score 3 (won, 40 moves, 12.5 s)"]
-
-
-async def until(pilot: object, condition: object, timeout: float = 15.0, what: str = "") -> None:
-    """Let the app run until ``condition()`` holds."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():  # type: ignore[operator]
-        assert loop.time() < deadline, f"not within {timeout} s: {what}"
-        await pilot.pause(0.05)  # type: ignore[attr-defined]
 
 
 def sent_but_illegal(layout: Layout, view: dict[str, Any], cursor: str) -> list[str]:
