@@ -98,7 +98,8 @@ class RaceResultScreen(OutcomeScreen):
         except ValueError:
             best = None
         text = "Par: unknown." if best is None else f"Par {best}: the best score a player seeing every card reaches."
-        self.query_one("#par", Static).update(text)
+        for line in self.query("#par").results(Static):  # none once the player has left this screen
+            line.update(text)
 
     async def action_save(self) -> None:
         """Fetch the replay and save it; say where, or why not."""

@@ -21,6 +21,7 @@ from textual.widgets import Static
 from parlour.client import cli
 from parlour.client.connection import Client, End, Start
 from parlour.client.line_race import replay_file, save_replay_to
+from parlour.client.tui import racing
 from parlour.client.tui.layouts import layout_for
 from parlour.client.tui.race import RaceTable
 from parlour.client.tui.racing import RaceResultScreen
@@ -231,3 +232,22 @@ def test_parlour_play_replay_refuses_a_dishonest_or_missing_file_in_one_line(tmp
             timeout=60,
         )
         assert result.returncode == 2 and said in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.asyncio
+async def test_par_worked_out_after_the_result_screen_has_closed_is_dropped(
+    finished: Finished, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The solver runs in a thread; the player may leave the screen (l, Esc) before it answers, and the
+    answer must then be dropped, not fail the app (seen once in CI: NoMatches for ``#par``)."""
+    monkeypatch.setattr(racing, "par", lambda *args: 0)
+    summary = (await finished.ada.snapshot(finished.race)).race
+    app = ResultApp(RaceTable(finished.ada, summary, finished.start), finished.end)
+    async with app.run_test(size=(80, 24)) as pilot:
+        result = app.screen
+        assert isinstance(result, RaceResultScreen)
+        par_line = result.query_one("#par", Static)
+        await until(pilot, lambda: str(par_line.render()).startswith("Par 0"), what="par")
+        await pilot.press("escape")
+        await until(pilot, lambda: not result.is_attached, what="the result screen removed")
+        await result.show_par()  # as when the solver answers after the player has left
