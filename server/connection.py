@@ -46,9 +46,11 @@ class Peer(ServerConnection):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # The size CPython's selector transport passes to recv() (an instance attribute
-        # shadows its class default; another event loop ignores it). Shrinking the socket's
+        # shadows its class default). Another event loop's transport (uvloop's) has no such
+        # attribute and may refuse new ones: it keeps its own read size. Shrinking the socket's
         # SO_RCVBUF instead also shrinks the TCP window and stalls the connection.
-        transport.max_size = READ_SIZE  # type: ignore[attr-defined]
+        if hasattr(transport, "max_size"):
+            transport.max_size = READ_SIZE
         super().connection_made(transport)
 
     def process_event(self, event: Any) -> None:
