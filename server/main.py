@@ -35,6 +35,13 @@ from parlour.server.embedded_redis import EmbeddedRedis, EmbeddedRedisError, def
 from parlour.server.logs import announce, announce_error, configure
 from parlour.server.store import UNAVAILABLE, Store, TooOld
 
+# The cyclic collector's thresholds (CPython's default: 700, 10, 10). Nearly everything a move
+# allocates is freed by reference counting, yet every 700 allocations a young pass ran, and the
+# passes over the older generations grew with the races and connections held: with 1,000 racers
+# the defaults cost about 15% of the moves a second (bench/README.md, "Server hot path"). A young
+# pass every 50,000 allocations leaves at most that many objects' worth of cyclic garbage waiting.
+GC_THRESHOLDS = (50_000, 20, 100)
+
 log = logging.getLogger("parlour.server")
 SUPERVISE_EVERY = 0.2  # seconds between two checks that the embedded Redis still runs
 MAX_DEATHS = 5  # deaths of the embedded Redis within DEATH_WINDOW seconds before the server gives up
@@ -119,6 +126,7 @@ async def serve_forever(
         # Everything so far (modules, recovered races) lives as long as the process: keep it
         # out of the collector's full passes, which otherwise stall every connection.
         gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
         announce(f"listening on ws://{host}:{port}")
         if beside is not None:
             companion = asyncio.create_task(beside(host, port))
