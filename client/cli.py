@@ -415,7 +415,7 @@ def run_client(server: str, session: Coroutine[Any, Any, T]) -> T:
 
     from websockets.exceptions import InvalidHandshake, InvalidURI
 
-    from parlour.client.connection import ClientError
+    from parlour.client.connection import ClientError, unreachable_text
     from parlour.client.line_race import RaceChoiceError
     from parlour.protocol.text import printable
 
@@ -429,7 +429,7 @@ def run_client(server: str, session: Coroutine[Any, Any, T]) -> T:
     except InvalidURI as error:
         raise CommandError(f"{server} is not a server's URL: {error}") from None
     except (OSError, InvalidHandshake, TimeoutError) as error:
-        raise CommandError(f"cannot reach {server}: {error or type(error).__name__}") from None
+        raise CommandError(f"cannot reach {server}: {unreachable_text(error)}") from None
 
 
 def cmd_race(args: argparse.Namespace) -> int:
@@ -755,6 +755,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         idle_timeout=args.idle_timeout,
         max_frame=args.max_frame,
         max_backlog=args.max_backlog,
+        max_connections=args.max_connections,
         countdown=args.countdown,
         rate=args.rate,
         burst=args.burst,
@@ -1129,6 +1130,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=1024 * 1024,
         help="bytes waiting to be sent to a client that does not read before it is closed (default 1048576)",
+    )
+    server.add_argument(
+        "--max-connections",
+        type=bounded(0, 10**7),
+        default=10_000,
+        help="websocket connections open at once; more are answered 503 (default 10000; 0: no cap)",
     )
     server.add_argument("--countdown", type=float, default=3.0, help="seconds from all ready to the start")
     server.add_argument("--rate", type=float, default=50.0, help="messages per second a connection may average")

@@ -64,7 +64,7 @@ from typing import Any, Self, TypeVar
 
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
-from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from parlour.protocol import ErrorCode, ProtocolError, decode, encode
 from parlour.protocol import messages as m
@@ -91,6 +91,7 @@ from parlour.protocol.messages import (
     Watch,
     Welcome,
 )
+from parlour.protocol.text import printable
 from parlour.protocol.tournament import MAX_MOVES
 
 CLIENT_NAME = "parlour-client/0.1"
@@ -99,6 +100,19 @@ MAX_DELAY = 2.0  # the longest wait between two attempts
 HANDSHAKE_TIMEOUT = 10.0  # seconds for the websocket opening and for each handshake reply
 
 R = TypeVar("R", bound=m.Message)
+
+
+def unreachable_text(error: BaseException) -> str:
+    """Why a connection could not be opened, for people: for a server that answered the websocket
+    upgrade with an HTTP refusal (503 when it holds all the connections it takes), the status and the
+    reason the server gave; otherwise the error's own text."""
+    if isinstance(error, InvalidStatus):
+        response = error.response
+        reason = (response.body or b"").decode("utf-8", "replace").strip()[:200]
+        return f"HTTP {response.status_code}" + (f": {printable(reason)}" if reason else "")
+    return str(error) or type(error).__name__
+
+
 # Refusals of a resuming hello that pass: a node shutting down is replaced by another, or restarts.
 RETRIED = (ErrorCode.RATE_LIMITED, ErrorCode.UNAVAILABLE, ErrorCode.SHUTTING_DOWN)
 E = TypeVar("E")

@@ -51,6 +51,7 @@ RETRY = 1.0  # seconds before trying again what Redis could not do (and the retr
 LEASE = 5.0  # seconds a race's lease lasts unless its node renews it: another node then runs its timers
 BEAT = 1.0  # seconds between a node's heartbeats (it renews its leases and takes those that ran out)
 BOT_LISTING = 2 * LEASE  # seconds a node's list of bots lasts in Redis unless the node writes it again
+CONNECTIONS_RETRY_AFTER = 5  # seconds, the Retry-After of a 503 for too many connections
 
 # Wrong join codes (per player and per address) and wrong passwords (per address): 5 are free,
 # then each one doubles the wait before the next try, from 1 s up to 5 min; 10 min without one
@@ -274,7 +275,9 @@ class Server:
     # --- http ------------------------------------------------------------------------
 
     async def process_request(self, connection: ServerConnection, request: HttpRequest) -> HttpResponse | None:
-        """Answer ``/healthz`` and ``/metrics``; let websocket upgrades through."""
+        """Answer ``/healthz`` and ``/metrics``; let websocket upgrades through while fewer than
+        ``max_connections`` are open (connections whose handshake is under way are not counted, so
+        a burst of them may pass the cap by as many)."""
         if request.path == "/healthz":
             try:
                 healthy = await asyncio.wait_for(self.store.ping(), timeout=2)
@@ -287,6 +290,12 @@ class Server:
             response = connection.respond(HTTPStatus.OK, self.metrics.render())
             del response.headers["Content-Type"]  # setting a header adds one: Headers is a multidict
             response.headers["Content-Type"] = "text/plain; version=0.0.4; charset=utf-8"
+            return response
+        cap = self.config.max_connections
+        if cap and len(self.connections) >= cap:
+            self.metrics.connections_refused += 1
+            response = connection.respond(HTTPStatus.SERVICE_UNAVAILABLE, "too many connections; try again later\n")
+            response.headers["Retry-After"] = str(CONNECTIONS_RETRY_AFTER)
             return response
         return None
 

@@ -20,6 +20,7 @@ class Config:
     password: str | None = None  # a private server asks every hello for it
     max_frame: int = 16 * 1024  # bytes; larger frames close the connection (1009)
     max_backlog: int = 1024 * 1024  # bytes waiting to be sent to a connection before it is closed (1008)
+    max_connections: int = 10_000  # websocket connections open at once; more are answered 503 (0: no cap)
     rate: float = 50.0  # messages per second a connection may send on average
     burst: int = 200  # messages a connection may send at once
     max_races: int = 5  # open and live races a player may be seated in

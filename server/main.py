@@ -78,6 +78,30 @@ async def supervise(embedded: EmbeddedRedis) -> None:
 
 Beside = Callable[[str, int], Coroutine[None, None, None]]
 
+FILE_RESERVE = 256  # open files the server needs beside its connections: Redis, logs, the listening socket
+
+
+def raise_file_limit(connections: int) -> int | None:
+    """Raise this process's soft open-file limit (up to the hard one) to fit ``connections`` sockets and
+    :data:`FILE_RESERVE`; return the soft limit if it is still too low, else ``None`` (also for no cap,
+    0, and where there is no such limit)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = connections + FILE_RESERVE
+    if connections <= 0 or soft == resource.RLIM_INFINITY or soft >= wanted:
+        return None
+    raised = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if raised > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):
+            pass
+    return soft if soft < wanted else None
+
 
 async def serve_forever(
     config: Config, redis_url: str, embedded: EmbeddedRedis | None = None, beside: Beside | None = None
@@ -127,6 +151,14 @@ async def serve_forever(
         # out of the collector's full passes, which otherwise stall every connection.
         gc.freeze()
         gc.set_threshold(*GC_THRESHOLDS)
+        short = raise_file_limit(config.max_connections)
+        if short is not None:
+            log.warning(
+                "the open-file limit is %d: beyond about %d connections, new ones fail to open"
+                " (raise it with ulimit -n, or set --max-connections lower)",
+                short,
+                max(0, short - FILE_RESERVE),
+            )
         announce(f"listening on ws://{host}:{port}")
         if beside is not None:
             companion = asyncio.create_task(beside(host, port))

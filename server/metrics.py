@@ -32,6 +32,7 @@ class Metrics:
         self.replays_built = 0  # replays built from a race (then kept), not read back
         self.races_expired = 0
         self.invitations = 0  # invitations sent to bots (renewals too)
+        self.connections_refused = 0  # websocket upgrades answered 503: max_connections were open
         self.errors: Counter[str] = Counter()
         self._bucket_counts = [0] * (len(BUCKETS) + 1)
         self._latency_sum = 0.0
@@ -60,6 +61,7 @@ class Metrics:
             "leases_taken",
             "leases_released",
             "invitations",
+            "connections_refused",
         ):
             lines += [f"# TYPE parlour_{name}_total counter", f"parlour_{name}_total {getattr(self, name)}"]
         lines.append("# TYPE parlour_errors_total counter")

@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from parlour.client.connection import Client, ClientError, Disconnected
+from parlour.client.connection import Client, ClientError, Disconnected, unreachable_text
 from parlour.client.identity import default_name
 from parlour.client.line_race import Account, connect
 from parlour.client.tui.app import ChooseGameScreen, PlayApp
@@ -104,10 +104,10 @@ class ConnectScreen(Screen[None]):
             self.problem(f"The server refused: {printable(error.message)}{hint}")
             return
         except (OSError, TimeoutError, Disconnected) as error:
-            self.problem(f"Cannot connect to {printable(account.server)}: {error or type(error).__name__}")
+            self.problem(f"Cannot connect to {printable(account.server)}: {unreachable_text(error)}")
             return
         except Exception as error:  # websockets' handshake errors: a wrong address, not a Parlour server
-            self.problem(f"Cannot connect to {printable(account.server)}: {error}")
+            self.problem(f"Cannot connect to {printable(account.server)}: {unreachable_text(error)}")
             return
         self.problem("")
         self.app.push_screen(LobbyScreen(client, account))

@@ -10,7 +10,11 @@ from __future__ import annotations
 import asyncio
 import re
 import secrets
+import subprocess
+import sys
 import time
+import urllib.error
+import urllib.request
 from typing import Any
 
 import msgpack
@@ -183,3 +187,43 @@ async def test_behind_a_trusted_proxy_the_limits_count_the_client_it_forwards_fo
     plain.start()
     assert (await hello_forwarded_for(plain.url, "203.0.113.7"))["type"] == "welcome"
     assert (await hello_forwarded_for(plain.url, "198.51.100.4"))["code"] == "rate_limited"
+
+
+def http_get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+@pytest.mark.asyncio
+async def test_connections_beyond_max_connections_are_answered_503_until_one_closes(server_factory: Any) -> None:
+    server = server_factory("--max-connections", "2")
+    server.start()
+    ada = await Client.connect(server.url, "ada")
+    async with await Client.connect(server.url, "bob"):
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            await websockets.connect(server.url)
+        response = refused.value.response
+        assert response.status_code == 503 and response.headers["Retry-After"] == "5"
+        assert response.body == b"too many connections; try again later\n"
+        assert http_get(server.http + "/healthz") == (200, "ok\n")  # plain HTTP is still answered
+        metrics = http_get(server.http + "/metrics")[1]
+        assert "parlour_connections_refused_total 1\n" in metrics
+        command = [sys.executable, "-m", "parlour.client.cli", "race", "--server", server.url]
+        command += ["--identity", str(server.data_dir / "identities.json"), "create", "golf"]
+        told = await asyncio.to_thread(subprocess.run, command, capture_output=True, text=True, timeout=60)
+        assert told.returncode != 0
+        assert f"cannot reach {server.url}: HTTP 503: too many connections; try again later" in told.stderr
+
+        await ada.close()  # one closes: a new connection gets in
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                async with await Client.connect(server.url, "cid") as cid:
+                    assert (await cid.lobby()).races == []
+                break
+            except websockets.InvalidStatus:
+                assert time.monotonic() < deadline, "the closed connection still counted"
+                await asyncio.sleep(0.05)
