@@ -123,12 +123,12 @@ async def test_the_connect_screen_says_what_is_wrong_and_offers_practice(tmp_pat
 
         screen.query_one("#server", Input).value = "http://example.org"
         await pilot.press("enter")
-        assert "ws:// or wss://" in str(problem.render())
+        await until(pilot, lambda: "ws:// or wss://" in str(problem.render()), what="the address refused")
 
         await pilot.press("ctrl+o")
-        assert isinstance(app.screen, ChooseGameScreen)
+        await until(pilot, lambda: isinstance(app.screen, ChooseGameScreen), what="the chooser")
         await pilot.press("enter")
-        assert isinstance(app.screen, GameScreen)
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), what="the game chosen")
 
 
 @pytest.mark.asyncio
@@ -152,6 +152,7 @@ async def test_a_whole_race_against_a_bot_from_the_lobby(server: ServerProcess, 
 
         # Create a race of Golf with the random bot invited.
         await pilot.press("c")
+        await until(pilot, lambda: bool(app.screen.query("#game")), what="the create screen")
         create = app.screen
         assert isinstance(create, CreateRaceScreen)
         create.query_one("#game", Select).value = "golf"
@@ -160,7 +161,8 @@ async def test_a_whole_race_against_a_bot_from_the_lobby(server: ServerProcess, 
         create.query_one("#seats", Input).value = "1"  # refused: a bot needs a second seat
         create.query_one("#seats", Input).focus()
         await pilot.press("enter")
-        assert "needs at least two seats" in str(create.query_one("#problem", Static).render())
+        problem = create.query_one("#problem", Static)
+        await until(pilot, lambda: "needs at least two seats" in str(problem.render()), what="the seats refused")
         create.query_one("#seats", Input).value = "2"
         await pilot.press("enter")
 
@@ -175,6 +177,7 @@ async def test_a_whole_race_against_a_bot_from_the_lobby(server: ServerProcess, 
             before = table.moves_made
             for place in places:
                 await press_at(pilot, screen, place)
+            await until(pilot, lambda before=before: table.moves_made != before, what="the server's ack")
             assert table.moves_made == before + 1
         assert table.view["ended"] in ("won", "stuck")
 
@@ -182,7 +185,7 @@ async def test_a_whole_race_against_a_bot_from_the_lobby(server: ServerProcess, 
         ranking = str(app.screen.query_one("#ranking", Static).render())
         assert "ann" in ranking and "random" in ranking
         await pilot.press("l")  # back to the lobby, where the race is no longer listed once it is finished
-        assert app.screen is lobby
+        await until(pilot, lambda: app.screen is lobby, what="the lobby")
         await pilot.press("r")
         await until(pilot, lambda: table.race_id not in lobby.races, what="the finished race leaves the lobby")
 
@@ -213,9 +216,10 @@ async def test_join_by_code_and_leave_the_room(server: ServerProcess, tmp_path: 
             await until(pilot, lambda: "ann (ready)" in str(seats.render()), what="ann ready")
             assert "bob" in str(seats.render())
             await pilot.press("r")  # not ready any more
-            assert "ann (ready)" not in str(seats.render()) and "not ready" in str(seats.render())
+            await until(pilot, lambda: "not ready" in str(seats.render()), what="the server's answer")
+            assert "ann (ready)" not in str(seats.render())
 
             await pilot.press("l")  # leave: the seat is given up
-            assert app.screen is lobby
+            await until(pilot, lambda: app.screen is lobby, what="the server's answer")
             race = (await bob.snapshot(str(secret["id"]))).race
             assert [p["name"] for p in race["players"]] == ["bob"]
