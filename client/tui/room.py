@@ -59,6 +59,8 @@ class RoomScreen(Screen[None]):
         self.run_worker(self.wait(), name="room", exclusive=True)
 
     def show(self, news: str | None = None) -> None:
+        if not self.query("#settings"):  # the player left this screen while a request was answered: nothing to show
+            return
         self.query_one("#settings", Static).update(Text(describe_race(self.info)))
         code = f"  Join code: {printable(str(self.info['code']))}" if self.info.get("code") else ""
         state = "You are ready" if self.ready else "You are not ready (r)"
@@ -84,7 +86,8 @@ class RoomScreen(Screen[None]):
                 elif isinstance(event, Start) and event.race == self.race_id:
                     offset = await server_offset(self.client)
                     summary = dict((await self.client.snapshot(self.race_id)).race)
-                    self.app.switch_screen(RaceScreen(RaceTable(self.client, summary, event, offset), True))
+                    if self in self.app.screen_stack:  # not once the player has left the room (the lobby is back)
+                        self.app.switch_screen(RaceScreen(RaceTable(self.client, summary, event, offset), True))
                     return
                 elif isinstance(event, Resumed) and self.race_id in event.races:
                     snapshot = await self.client.snapshot(self.race_id)
@@ -94,7 +97,8 @@ class RoomScreen(Screen[None]):
                             self.client, self.info, snapshot.seat, snapshot.seq, dict(snapshot.view)
                         )
                         table.offset = await server_offset(self.client)
-                        self.app.switch_screen(RaceScreen(table, True))
+                        if self in self.app.screen_stack:
+                            self.app.switch_screen(RaceScreen(table, True))
                         return
                     self.show("Reconnected.")
         except ClientError as error:
