@@ -247,6 +247,7 @@ async def race(url: str, game: str, wanted: int, chooser: random.Random, size: t
         assert isinstance(screen, RaceScreen)
         table = screen.race
         watch = Stopwatch(screen)
+        message = screen.query_one("#message")
         try:
             await until(lambda: all(o.finished for o in table.opponents.values()), "the bot finishes", SETTLE)
         except RuntimeError:  # a bot still playing only makes the figures noisier
@@ -262,6 +263,8 @@ async def race(url: str, game: str, wanted: int, chooser: random.Random, size: t
             before = table.moves_made
             pressed = time.perf_counter()
             await pilot.press("enter")
+            # Under load Pilot's press can return before the key is handled: wait for the ack (or the refusal).
+            await until(lambda made=before: table.moves_made != made or message.has_class("refused"), "the answer")
             if table.moves_made != before + 1:
                 raise RuntimeError(f"{move.text()} by {places} was not made: {table.view.get('ended')}")
             got.moves.append(await watch.wait(table.moves_made) - pressed)

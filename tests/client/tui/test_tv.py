@@ -408,7 +408,7 @@ async def test_the_lobby_s_w_watches_the_race_under_the_cursor_and_f_follows(
         assert isinstance(lobby, LobbyScreen)
         await until(pilot, lambda: lobby.current_race() == race, what="the race listed")
         await pilot.press("w")
-        await until(pilot, lambda: isinstance(app.screen, TVScreen), what="the TV")
+        await until(pilot, lambda: isinstance(app.screen, TVScreen) and bool(app.screen.query("#title")), what="the TV")
         screen = app.screen
         assert isinstance(screen, TVScreen) and not screen.follow
         await until(pilot, lambda: f"race {race}" in text(screen, "#title"), what="watching it")
