@@ -186,6 +186,7 @@ async def test_no_game_given_opens_the_chooser_then_help_and_q_quits() -> None:
     app = PlayApp()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")  # the first game listed
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), what="the game chosen")
         assert isinstance(app.screen, GameScreen)
         assert app.screen.table.game.name == game_names()[0]
         await pilot.press("question_mark")
@@ -275,9 +276,9 @@ async def test_ctrl_t_switches_light_and_dark_and_no_color_draws_no_red(
     async with app.run_test(size=SIZE) as pilot:
         assert app.current_theme.dark
         await pilot.press("ctrl+t")
-        assert not app.current_theme.dark
+        await until(pilot, lambda: not app.current_theme.dark, what="the light theme")
         await pilot.press("ctrl+t")
-        assert app.current_theme.dark
+        await until(pilot, lambda: app.current_theme.dark, what="the dark theme")
         assert any(reddish(rgb) for rgb in svg_colours(app.export_screenshot()))  # the red suits
 
     monkeypatch.setenv("NO_COLOR", "1")
