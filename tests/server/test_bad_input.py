@@ -203,14 +203,15 @@ async def test_garbage_in_many_connections_leaves_the_server_up(server: ServerPr
 
 
 async def test_an_idle_connection_is_told_and_closed(server_factory: Any) -> None:
-    server = server_factory("--idle-timeout", "0.5")
+    server = server_factory("--idle-timeout", "2")
     server.start()
     idle = await Raw.connect(server.url, "sleepy")
     busy = await Raw.connect(server.url, "busy")
-    for _ in range(6):  # busy keeps talking for 1.2 s; sleepy says nothing
+    told = asyncio.create_task(idle.recv(timeout=10))
+    while not told.done():  # busy keeps talking (well within the timeout) until sleepy, who says nothing, is told
         assert (await busy.call({"type": "ping"}))["type"] == "pong"
         await asyncio.sleep(0.2)
-    notice = await idle.recv(timeout=5)
+    notice = await told
     assert notice["type"] == "error" and notice["code"] == "idle_timeout" and "id" not in notice
     with pytest.raises(ConnectionClosed) as info:
         await idle.recv(timeout=5)
