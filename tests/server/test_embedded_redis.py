@@ -140,9 +140,9 @@ async def test_asyncio_client_streams_pubsub_and_lua(server: EmbeddedRedis) -> N
 
         async with client.pubsub() as pubsub:
             await pubsub.subscribe("lobby")
-            assert (await pubsub.get_message(timeout=1.0))["type"] == "subscribe"
+            assert (await pubsub.get_message(timeout=10.0))["type"] == "subscribe"
             assert await client.publish("lobby", b"hello") == 1
-            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+            message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=10.0)
             assert message is not None and message["data"] == b"hello"
 
         assert await client.eval(APPEND, 1, "log", 0, "m0") == 1
