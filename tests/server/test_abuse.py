@@ -318,7 +318,7 @@ async def test_shutdown_does_not_wait_for_a_peer_that_never_reads(server_factory
     started = time.monotonic()
     status = await asyncio.to_thread(server.stop)
     took = time.monotonic() - started
-    assert status == 0 and took < 5, f"exit status {status} after {took:.1f} s"
+    assert status == 0 and took < 10, f"exit status {status} after {took:.1f} s"  # stop() kills it after 15 s
 
 
 def gauge(server: ServerProcess, name: str) -> float:
