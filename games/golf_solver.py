@@ -28,12 +28,21 @@ move. Its positions are one bit a pile (see :func:`solve`), keyed with the stock
 turned and the waste rank. Prunes only cut positions that cannot be won and the moves
 are tried in the same order, so the line found is the first winning line in that order.
 
-:func:`fewest` finds the best score (the fewest cards left in the piles) by the same
-search, pruning a position when a lower bound on the cards it must leave reaches the
-best score found so far. The bounds: the two conditions above, counted (each excess odd
-or even card, king or ace stays in the piles), and dead cards. A pile card is dead when
-every card that could come straight before it (one rank away, and not under it in its
-own pile) is already covered on the waste; it and every card under it stay.
+:func:`fewest` finds the best score (the fewest cards left in the piles) with the same
+test, made a bound. An interval's deficit (its pile cards less its feeders) is a number of
+its pile cards that can never be played, so the largest deficit is a lower bound on the
+cards left; :func:`solve` asks for it to be 0. Asking instead for at most ``target``
+(every slack starts ``target`` higher, still one addition a move) makes the same search
+answer "can the piles be brought down to ``target`` cards, and by what first line?".
+:func:`fewest` asks that for ``target`` = the deal's largest deficit, then higher until
+the answer is yes; that first yes is the best score, and its line is the first line in
+move order that reaches it, the line a plain search in that order would find first. A
+search that fails also says what it learned: a lower bound on the cards left from each
+position it searched (the fewest it saw, or ``target`` + 1 below a pruned child). Those
+are kept across targets, so a later search skips what an earlier one already ruled out,
+and a target no position can reach is skipped. A position that can only turn is not
+searched itself: the search goes straight on to the first position after its turns that
+can play (the future of such a position does not depend on the waste top it turns over).
 """
 
 from __future__ import annotations
@@ -46,16 +55,17 @@ from parlour.games.base import Move
 from parlour.games.cards import RANK
 from parlour.games.golf import PILES, PLAY, TURN, GolfState
 
-_WEIGHTS = tuple(6**i for i in range(PILES))  # a pile holds at most 5 cards: heights in base 6
-# The Hall test of :func:`solve`: intervals of ranks of one parity, [a, b] with b - a even. Each interval's
-# slack (the cards that may feed it less its pile cards) is kept in one field of a packed int, biased by
-# _BIAS so that a field's top bit is set while the slack is 0 or more. A slack is at most 28 (7 ranks of
-# feeders, 4 cards each) and the search stops at the first move that takes one to -1, so a field holds
-# 31 to 60 and never borrows from or carries into the next.
+# The Hall test: intervals of ranks of one parity, [a, b] with b - a even. Each interval's slack (the cards that
+# may feed it less its pile cards; :func:`fewest` adds its target) is kept in one field of a packed int, biased
+# by _BIAS so that a field's top bit is set while the slack is 0 or more. A slack is at most 28 (7 ranks of
+# feeders, 4 cards each), a target at most 34, and a search goes no further than a move (or a play and a run of
+# turns) that takes a slack below 0, to -17 at most; so a field holds 47 to 126 and never borrows from or
+# carries into the next.
 _INTERVALS = tuple((a, b) for a in range(1, 14) for b in range(a, 14, 2))
-_FIELD = 6
-_BIAS = 32
+_FIELD = 7
+_BIAS = 64
 _OK = sum(_BIAS << (_FIELD * k) for k in range(len(_INTERVALS)))
+_ONES = sum(1 << (_FIELD * k) for k in range(len(_INTERVALS)))  # 1 in every field
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,7 @@ class Best:
 
 
 class _Limit(Exception):
-    """The search reached its position limit (or the best score it can prove)."""
+    """The search reached its position limit."""
 
 
 @dataclass(frozen=True)
@@ -81,32 +91,36 @@ class Solution:
     positions: int  # positions searched
 
 
-class _Tallies(NamedTuple):
-    """What both searches' bounds start from; ``count`` and ``balance`` change as cards are played."""
+class _Board(NamedTuple):
+    """A deal by rank, as both searches see it (see :func:`solve` for the bits)."""
 
-    odd_from: list[int]  # odd-ranked stock cards from stock position t on (index t)
-    even_from: list[int]
-    queens_from: list[int]
-    twos_from: list[int]
-    count: list[int]  # pile cards by rank (index 1 to 13)
-    balance: int  # odd-ranked pile cards minus even-ranked ones
+    start: int  # the piles: bit 6i + h for pile i at height h
+    rank_of: dict[int, int]  # the rank of the pile card at each bit
+    adjacent: list[int]  # adjacent[r]: the bits of the pile cards one rank from r
+    slack: list[int]  # each Hall interval's feeders less its pile cards
 
 
-def _tallies(piles: list[list[int]], stock: list[int]) -> _Tallies:
-    n = len(stock)
-    odd_from, even_from, queens_from, twos_from = ([0] * (n + 1) for _ in range(4))
-    for t in range(n - 1, -1, -1):
-        r = stock[t]
-        odd_from[t] = odd_from[t + 1] + (r & 1)
-        even_from[t] = even_from[t + 1] + (1 - (r & 1))
-        queens_from[t] = queens_from[t + 1] + (r == 12)
-        twos_from[t] = twos_from[t + 1] + (r == 2)
-    count = [0] * 15
-    for pile in piles:
-        for r in pile:
-            count[r] += 1
-    balance = sum(1 if r & 1 else -1 for pile in piles for r in pile)
-    return _Tallies(odd_from, even_from, queens_from, twos_from, count, balance)
+def _board(piles: list[list[int]], stock: list[int], waste_top: int) -> _Board:
+    start = sum(1 << (6 * i + len(p)) for i, p in enumerate(piles))
+    rank_of: dict[int, int] = {}
+    adjacent = [0] * 16
+    pile_count = [0] * 15
+    for i, pile in enumerate(piles):
+        for k, r in enumerate(pile):
+            b = 1 << (6 * i + k + 1)
+            rank_of[b] = r
+            adjacent[r - 1] |= b
+            adjacent[r + 1] |= b
+            pile_count[r] += 1
+    feeders = pile_count[:]  # cards that may still have a pile card played straight on them, by rank
+    for r in stock:
+        feeders[r] += 1
+    feeders[waste_top] += 1
+    slack = [
+        sum(feeders[r] for r in range(a - 1, b + 2, 2) if 1 <= r <= 13) - sum(pile_count[r] for r in range(a, b + 1, 2))
+        for a, b in _INTERVALS
+    ]
+    return _Board(start, rank_of, adjacent, slack)
 
 
 def _packed(fields: list[int]) -> int:
@@ -141,25 +155,7 @@ def solve(state: GolfState) -> Solution:
     # A position's piles are one bit a pile: bit 6i + h for pile i at height h (bit 6i: pile i is empty).
     # Playing the top card of a pile at bit b leaves the pile at bit b >> 1: ``tops - (b >> 1)``.
     empty = sum(1 << 6 * i for i in range(PILES))
-    start = sum(1 << (6 * i + len(p)) for i, p in enumerate(piles))
-    rank_of: dict[int, int] = {}  # the rank of the pile card at each bit
-    adjacent = [0] * 16  # adjacent[r]: the bits of the pile cards one rank from r
-    pile_count = [0] * 15
-    for i, pile in enumerate(piles):
-        for k, r in enumerate(pile):
-            b = 1 << (6 * i + k + 1)
-            rank_of[b] = r
-            adjacent[r - 1] |= b
-            adjacent[r + 1] |= b
-            pile_count[r] += 1
-    feeders = pile_count[:]  # cards that may still have a pile card played straight on them, by rank
-    for r in stock:
-        feeders[r] += 1
-    feeders[waste_top] += 1
-    slack = [
-        sum(feeders[r] for r in range(a - 1, b + 2, 2) if 1 <= r <= 13) - sum(pile_count[r] for r in range(a, b + 1, 2))
-        for a, b in _INTERVALS
-    ]
+    start, rank_of, adjacent, slack = _board(piles, stock, waste_top)
     if min(slack) < 0:
         return Solution(False, (), 0)
     need, pred = _HALL
@@ -217,125 +213,155 @@ def solve(state: GolfState) -> Solution:
 def fewest(state: GolfState, limit: int | None = None) -> Best:
     """The fewest cards that can be left in the piles from ``state``, seeing every card.
 
-    Exact unless ``limit`` positions are searched first; then the best line found so far.
-    The line makes every turn still to come, so replaying it ends the game.
+    The line is the first line in move order (pile plays from the first pile on, then the turn) that
+    reaches the best score, then every turn still to come, so replaying it ends the game. Exact unless
+    ``limit`` positions are searched first; then the line the search was on, played on to the end of
+    the game (every turn still to come, then the first play while there is one).
     """
     piles = [[RANK[c] for c in pile] for pile in state.piles]
-    heights = [len(p) for p in piles]
-    left = sum(heights)
+    left = sum(len(p) for p in piles)
     if state.ended is not None or left == 0:
         return Best(left, (), 0, True)
     stock = [RANK[c] for c in state.stock]
     n = len(stock)
-    odd_from, even_from, queens_from, twos_from, count, balance = _tallies(piles, stock)
-    # Dead cards. An item is a pile card (pile i, index k: item 5i + k), a stock card (35 + t)
-    # or the waste top (51). live[x]: the items not yet covered that could come straight before
-    # pile card x; follows[y]: the pile cards item y could come straight before.
-    top_item = 51
-    live = [0] * 52
-    follows: list[list[int]] = [[] for _ in range(52)]
-    cards = [(i, k) for i in range(PILES) for k in range(heights[i])]
     waste_top = RANK[state.waste[-1]]
-    for i, k in cards:
-        x = i * 5 + k
-        r = piles[i][k]
-        before = [j * 5 + m for j, m in cards if (j != i or m == k + 1) and abs(piles[j][m] - r) == 1]
-        before += [35 + t for t in range(n) if abs(stock[t] - r) == 1]
-        if k == heights[i] - 1 and abs(waste_top - r) == 1:
-            before.append(top_item)
-        for y in before:
-            follows[y].append(x)
-        live[x] = len(before)
-    dead = sum(1 for i, k in cards if live[i * 5 + k] == 0)
-    done: set[int] = set()
+    start, rank_of, adjacent, slack = _board(piles, stock, waste_top)
+    need, pred = _HALL
+    play = [[need[r] - pred[p] for r in range(15)] for p in range(15)]  # play[top][card]
+    ok = _OK
+    hall_start = _packed([_BIAS + s for s in slack])
+    stop = limit if limit is not None else sys.maxsize
+    target = max(0, -min(slack))  # the fewest cards left is at least this: all lower targets failed
+    lower: dict[int, int] = {}  # a lower bound on the fewest cards left from each position a search failed
+    # The line found (or the one searched when the limit is reached), last move first, built on the way back
+    # up: one entry a move, a pile card's bit plus 2**48 times the turns made straight after it (a position
+    # that cannot play only turns), or just the turns.
     line: list[int] = []
-    best = left + 1
-    best_line: list[int] = []
     positions = 0
 
-    def bound(turned: int, top: int) -> int:
-        odd = odd_from[turned] + (top & 1)
-        even = even_from[turned] + (1 - (top & 1))
-        low = max(balance - even, -balance - odd, 0)
-        excess = max(count[13] - count[12] - queens_from[turned] - (top == 12), 0)
-        excess += max(count[1] - count[2] - twos_from[turned] - (top == 2), 0)
-        low = max(low, excess)
-        if dead:
-            stay = 0
-            for i in range(PILES):
-                for k in range(heights[i] - 1, -1, -1):
-                    if live[i * 5 + k] == 0:
-                        stay += k + 1
-                        break
-            low = max(low, stay)
+    def search(tops: int, turned: int, top: int, hall: int, togo: int) -> int:
+        """Search for the first line from this position that leaves ``target`` cards (``togo`` plays on):
+        -1 when found (``line`` holds it, last move first), else a lower bound on the cards left from here
+        (above ``target``).
+
+        The position passes the Hall test for ``target`` and can play or turn. A child that can only turn
+        is not searched itself: the search goes straight on to the first position after it that can play
+        (or to the end of the stock). Those are searched only when they pass the Hall test too and no
+        search has shown that they cannot reach ``target``.
+        """
+        nonlocal positions
+        low = target + togo  # the cards left here
+        m = tops & adjacent[top]
+        if m:
+            if togo == 1:
+                line.append(m & -m)
+                return -1
+            row = play[top]
+            while m:
+                b = m & -m  # the lowest bit first: piles in order
+                m ^= b
+                card = rank_of[b]
+                after = tops - (b >> 1)
+                h = hall + row[card]
+                t = turned
+                while not after & adjacent[card] and t < n:
+                    h -= pred[card]
+                    card = stock[t]
+                    t += 1
+                if h & ok != ok:  # more than ``target`` cards stay
+                    if low > target + 1:
+                        low = target + 1
+                    continue
+                if not after & adjacent[card]:  # the stock is out and no card can be played: the line ends
+                    if low > target + togo - 1:
+                        low = target + togo - 1
+                    continue
+                key = after << 9 | t << 4 | card
+                v = lower.get(key, 0)
+                if v <= target:
+                    positions += 1
+                    if positions >= stop:
+                        raise _Limit
+                    try:
+                        v = search(after, t, card, h, togo - 1)
+                    except _Limit:
+                        line.append(b + ((t - turned) << 48))
+                        raise
+                    if v < 0:
+                        line.append(b + ((t - turned) << 48))
+                        return v
+                    lower[key] = v
+                if v < low:
+                    low = v
+        if turned < n:
+            h = hall - pred[top]
+            card = stock[turned]
+            t = turned + 1
+            while not tops & adjacent[card] and t < n:
+                h -= pred[card]
+                card = stock[t]
+                t += 1
+            if h & ok != ok:
+                if low > target + 1:
+                    low = target + 1
+            elif tops & adjacent[card]:
+                key = tops << 9 | t << 4 | card
+                v = lower.get(key, 0)
+                if v <= target:
+                    positions += 1
+                    if positions >= stop:
+                        raise _Limit
+                    try:
+                        v = search(tops, t, card, h, togo)
+                    except _Limit:
+                        line.append((t - turned) << 48)
+                        raise
+                    if v < 0:
+                        line.append((t - turned) << 48)
+                        return v
+                    lower[key] = v
+                if v < low:
+                    low = v
         return low
 
-    def cover(y: int) -> None:
-        nonlocal dead
-        for x in follows[y]:
-            live[x] -= 1
-            if live[x] == 0 and x % 5 < heights[x // 5]:
-                dead += 1
-
-    def uncover(y: int) -> None:
-        nonlocal dead
-        for x in follows[y]:
-            if live[x] == 0 and x % 5 < heights[x // 5]:
-                dead -= 1
-            live[x] += 1
-
-    def search(code: int, turned: int, top: int, top_item: int) -> None:
-        nonlocal balance, best, best_line, positions, left
-        key = (code * 17 + turned) * 14 + top
-        if key in done:
-            return
-        done.add(key)
-        positions += 1
-        if left < best:
-            best = left
-            best_line = line[:]
-            if best <= floor:
-                raise _Limit
-        if limit is not None and positions >= limit:
-            raise _Limit
-        if bound(turned, top) >= best:
-            return
-        for i in range(PILES):
-            h = heights[i]
-            if h:
-                card = piles[i][h - 1]
-                if card - top == 1 or top - card == 1:
-                    step = 1 if card & 1 else -1
-                    heights[i] = h - 1
-                    left -= 1
-                    count[card] -= 1
-                    balance -= step
-                    cover(top_item)
-                    line.append(i)
-                    search(code - _WEIGHTS[i], turned, card, i * 5 + h - 1)
-                    line.pop()
-                    uncover(top_item)
-                    heights[i] = h
-                    left += 1
-                    count[card] += 1
-                    balance += step
-        if turned < n:
-            cover(top_item)
-            line.append(-1)
-            search(code, turned + 1, stock[turned], 35 + turned)
-            line.pop()
-            uncover(top_item)
-
-    floor = bound(0, waste_top)
-    depth = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(depth, 1000))  # depth is at most 35 plays + 16 turns
     try:
-        search(sum(h * w for h, w in zip(heights, _WEIGHTS, strict=True)), 0, waste_top, top_item)
+        while target < left:
+            positions += 1
+            if positions >= stop:
+                raise _Limit
+            found = search(start, 0, waste_top, hall_start + target * _ONES, left - target)
+            if found < 0:
+                break
+            target = found
         exact = True
     except _Limit:
-        exact = best <= floor
-    finally:
-        sys.setrecursionlimit(depth)
-    turns = n - best_line.count(-1) if best else 0
-    moves = tuple(TURN if i < 0 else PLAY[i] for i in best_line) + (TURN,) * turns
-    return Best(best, moves, positions, exact)
+        exact = False
+    line.reverse()
+    best = left
+    moves: list[Move] = []
+    heights = [len(p) for p in piles]
+    turned = 0
+    top = waste_top
+    for entry in line:
+        b = entry & (1 << 48) - 1
+        if b:
+            best -= 1
+            i = (b.bit_length() - 1) // 6
+            moves.append(PLAY[i])
+            heights[i] -= 1
+            top = piles[i][heights[i]]
+        for _ in range(entry >> 48):
+            moves.append(TURN)
+            top = stock[turned]
+            turned += 1
+    if best:  # every turn still to come, then the plays left (a line cut short by ``limit`` may have some)
+        moves += [TURN] * (n - turned)
+        top = stock[-1] if turned < n else top
+        while playable := [i for i in range(PILES) if heights[i] and abs(piles[i][heights[i] - 1] - top) == 1]:
+            i = playable[0]
+            moves.append(PLAY[i])
+            heights[i] -= 1
+            top = piles[i][heights[i]]
+            best -= 1
+        exact = exact or best <= target
+    return Best(best, tuple(moves), positions, exact)

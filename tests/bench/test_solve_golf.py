@@ -1,4 +1,5 @@
-"""bench/solve_golf.py runs, alone and with --compare against a commit (where git and the repository are here)."""
+"""bench/solve_golf.py runs, alone and with --compare against a commit (where git and the repository are here),
+for solve and for fewest."""
 
 from __future__ import annotations
 
@@ -38,3 +39,13 @@ def test_compare_runs_the_solver_at_a_commit_on_the_same_boards() -> None:
     assert figures["answers_differ"] == []
     assert figures["head"]["boards"] == figures["HEAD"]["boards"] == 3
     assert figures["speedup"] > 0
+
+
+def test_fewest_compares_the_best_scores_and_lines_with_a_commit() -> None:
+    has_git = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True).returncode == 0
+    if not has_git:
+        pytest.skip("no git repository here")
+    figures = run("--fewest", "--compare", "HEAD")
+    assert figures["answers_differ"] == []
+    assert figures["head"]["boards"] == figures["HEAD"]["boards"] == 3
+    assert figures["head"]["mean_score"] >= 0 and figures["speedup"] > 0

@@ -17,10 +17,13 @@ import os
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parlour.client.cli import main
 from parlour.games import Ending, Move, get_game
-from parlour.games.golf import GolfState
+from parlour.games.cards import cards_text, standard_deck
+from parlour.games.golf import PLAY, TURN, GolfState
 from parlour.games.golf_solver import fewest, solve
 
 GOLF = get_game("golf")
@@ -156,6 +159,62 @@ def test_fewest_equals_plain_search_and_its_line_reaches_its_score() -> None:
         for move in best.line:
             state = GOLF.apply(state, move)
         assert state.ended is not None and GOLF.score(state) == best.score, f"part-played seed {seed}"
+
+
+def first_line_to(state: GolfState, score: int) -> tuple[Move, ...]:
+    """The first line in move order (pile plays from the first pile on, then the turn) that leaves ``score``
+    cards in the piles, then every turn still to come (none once the piles are empty): a plain depth-first
+    search. A position searched before cannot reach ``score`` the second time either."""
+    piles = [[c % 13 for c in pile] for pile in state.piles]
+    stock = [c % 13 for c in state.stock]
+    seen: set[tuple[tuple[int, ...], int, int]] = set()
+    line: list[Move] = []
+
+    def search(heights: tuple[int, ...], turned: int, top: int) -> bool:
+        if (heights, turned, top) in seen:
+            return False
+        seen.add((heights, turned, top))
+        if sum(heights) == score:
+            return True
+        for i, h in enumerate(heights):
+            if h > 0 and abs(piles[i][h - 1] - top) == 1:
+                line.append(PLAY[i])
+                if search(heights[:i] + (h - 1,) + heights[i + 1 :], turned, piles[i][h - 1]):
+                    return True
+                line.pop()
+        if turned < len(stock):
+            line.append(TURN)
+            if search(heights, turned + 1, stock[turned]):
+                return True
+            line.pop()
+        return False
+
+    assert search(tuple(len(p) for p in piles), 0, state.waste[-1] % 13)
+    turns = len(stock) - line.count(TURN) if score else 0
+    return (*line, *[TURN] * turns)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    heights=st.lists(st.integers(0, 4), min_size=7, max_size=7),
+    stock=st.integers(0, 8),
+)
+def test_fewest_on_small_boards_is_the_plain_best_and_the_first_line_to_it(
+    seed: int, heights: list[int], stock: int
+) -> None:
+    deck = standard_deck()
+    random.Random(seed).shuffle(deck)
+    piles = []
+    for h in heights:
+        piles.append(deck[:h])
+        del deck[:h]
+    text = f"Talon: {cards_text(deck[:stock])}\nFoundations: {cards_text(deck[stock : stock + 1])}\n"
+    state = GOLF.from_text(text + "".join(f": {cards_text(p)}\n" for p in piles))
+    best = fewest(state)
+    assert best.exact and best.score == plain_fewest(state)
+    if state.ended is None:
+        assert best.line == first_line_to(state, best.score)
 
 
 def test_fewest_with_a_limit_answers_a_line_it_found() -> None:
