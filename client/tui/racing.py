@@ -20,9 +20,10 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from websockets.exceptions import InvalidHandshake
 
 from parlour.bots.ceiling import ceiling_exact
-from parlour.client.connection import Client, ClientError, Disconnected, End, Resumed
+from parlour.client.connection import Client, ClientError, Disconnected, End, Resumed, unreachable_text
 from parlour.client.line_race import replay_file, save_replay_to
 from parlour.client.tui.app import (
     ENDINGS,
@@ -285,7 +286,8 @@ class RaceApp(App[None]):
         self.run_worker(self.open(), name="open the race", exclusive=True)
 
     def tell(self, text: str) -> None:
-        self.screen.query_one("#waiting", Static).update(Text(text))
+        for line in self.screen.query("#waiting").results(Static):  # none once the app is closing
+            line.update(Text(text))
 
     async def open(self) -> None:
         try:
@@ -297,8 +299,8 @@ class RaceApp(App[None]):
         except ClientError as error:
             self.tell(f"The server refused: {printable(str(error))}")
             return
-        except (OSError, TimeoutError, Disconnected) as error:
-            self.tell(f"Cannot race: {error or type(error).__name__}")
+        except (OSError, TimeoutError, Disconnected, InvalidHandshake) as error:
+            self.tell(f"Cannot race: {unreachable_text(error)}")
             return
         await self.switch_screen(RaceScreen(self.table))
 

@@ -14,6 +14,9 @@ import pytest
 import pytest_asyncio
 from textual.app import App
 from textual.widgets import Static
+from websockets.datastructures import Headers
+from websockets.exceptions import InvalidStatus
+from websockets.http11 import Response
 
 from parlour.bots.ceiling import ceiling
 from parlour.client.connection import Client, ClientError, End, Progress, Start
@@ -254,6 +257,19 @@ async def test_a_server_that_cannot_be_reached_is_said_in_the_app() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: "Cannot race" in str(app.screen.query_one("#waiting", Static).render()))
         assert "connection refused" in str(app.screen.query_one("#waiting", Static).render())
+
+
+@pytest.mark.asyncio
+async def test_a_full_server_s_refusal_is_said_in_the_app() -> None:
+    async def connect() -> Client:
+        body = b"too many connections; try again later\n"
+        raise InvalidStatus(Response(503, "Service Unavailable", Headers({"Retry-After": "5"}), body))
+
+    app = RaceApp(connect, "golf", "random")
+    async with app.run_test(size=SIZE) as pilot:
+        waiting = app.screen.query_one("#waiting", Static)
+        await until(pilot, lambda: "Cannot race" in str(waiting.render()))
+        assert "HTTP 503: too many connections; try again later" in str(waiting.render())
 
 
 def test_the_command_line_needs_a_bot_and_a_known_game() -> None:
