@@ -13,12 +13,13 @@ from tests.server.test_fairness import seated_race, start
 pytestmark = pytest.mark.asyncio
 
 
-async def logged(server: ServerProcess, pattern: str, timeout: float = 10) -> list[str]:
-    """The server's output lines matching ``pattern``, waiting until there is one."""
+async def logged(server: ServerProcess, pattern: str, timeout: float = 10, count: int = 1) -> list[str]:
+    """The server's output lines matching ``pattern``, waiting until there are ``count`` (its output is
+    read line by line by a thread: a line logged just after another may not be read yet)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
         found = [line.strip() for line in list(server.output) if re.search(pattern, line)]
-        if found or asyncio.get_running_loop().time() > deadline:
+        if len(found) >= count or asyncio.get_running_loop().time() > deadline:
             return found
         await asyncio.sleep(0.05)
 
@@ -34,10 +35,10 @@ async def test_the_server_logs_connections_and_races_one_line_per_event(server: 
     await bob.ws.close()
 
     # Each line ends with the ids of what it is about (race, player, connection).
-    assert len(await logged(server, r"INFO .*: connection opened from 127\.0\.0\.1:\d+ connection=\d+$")) >= 2
+    assert len(await logged(server, r"INFO .*: connection opened from 127\.0\.0\.1:\d+ connection=\d+$", count=2)) >= 2
     assert await logged(server, rf"INFO .*: connection identified as ann player={ann.player} connection=\d+$")
     assert await logged(server, rf"INFO .*: race created: golf for 2 race={race} player={ann.player}$")
-    assert len(await logged(server, rf"INFO .*: race joined, seat 1 race={race} player={bob.player}$")) == 2
+    assert len(await logged(server, rf"INFO .*: race joined, seat 1 race={race} player={bob.player}$", count=2)) == 2
     assert len(await logged(server, rf"INFO .*: race left race={race} player={bob.player}$")) == 1
     assert len(await logged(server, rf"INFO .*: race started race={race}$")) == 1
     assert len(await logged(server, rf"INFO .*: race finished race={race}$")) == 1
