@@ -13,7 +13,7 @@ import os
 import random
 import signal
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,19 @@ async def start_race(url: str, game: str, seats: int, **settings: Any) -> tuple[
         await client.ready(race)
     starts = [await client.next_event(Start, race, timeout=20) for client in clients]
     return race, clients, starts
+
+
+async def until(condition: Callable[[], object], timeout: float, what: str) -> None:
+    """Wait until ``condition()`` is true (checked every 0.05 s); AssertionError naming ``what`` after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what}: not within {timeout} s"
+        await asyncio.sleep(0.05)
+
+
+def logged(server: ServerProcess, *parts: str, since: int = 0) -> bool:
+    """Whether a line of the server's output read so far (from line ``since``) holds every one of ``parts``."""
+    return any(all(part in line for part in parts) for line in server.output[since:])
 
 
 async def with_retries(request: Any, *args: Any) -> Any:
@@ -85,8 +98,9 @@ class Bot:
             return await self.client.undo(self.race, self.seq)
         return await self.client.move(self.race, self.seq, entry)
 
-    async def play(self, until: float = float("inf")) -> None:
-        while time.monotonic() < until and (entry := self.next_entry()) is not None:
+    async def play(self, until: float = float("inf"), enough: Callable[[], bool] = lambda: False) -> None:
+        """Play until the race takes no more entries, ``until`` comes or ``enough()`` is true."""
+        while time.monotonic() < until and not enough() and (entry := self.next_entry()) is not None:
             replies = await asyncio.gather(self.send(entry), self.send(entry), return_exceptions=True)
             acks = [r for r in replies if not isinstance(r, BaseException)]
             for reply in replies:
@@ -236,22 +250,23 @@ async def test_a_race_that_cannot_be_recovered_is_set_aside_and_the_server_start
     store.rpush(f"{KEYS.race(bad)}:log:0", msgpack.packb(["play", "p9"]))  # a move no deal allows twice
     store.rpush(f"{KEYS.race(bad)}:log:0", msgpack.packb(["play", "p9"]))
     server.start()
-    # A shared Redis: the restarted node takes the races once the dead node's leases run out.
-    for _ in range(100):
-        if store.smembers(KEYS.broken):
-            break
-        await asyncio.sleep(0.1)
+    # A shared Redis: the restarted node takes the races once the dead node's leases run out (5 s). It logs the
+    # race once it is set aside, and a thread reads its output: wait for the line, not only for the store.
+    set_aside = ("race cannot be recovered, set aside", f"race={bad}")
+    await until(lambda: logged(server, *set_aside), 30, "the bad race set aside")
     assert store.smembers(KEYS.broken) == {bad.encode()}
     assert bad.encode() not in store.smembers(KEYS.active)
-    assert any("race cannot be recovered, set aside" in line and f"race={bad}" in line for line in server.output)
     assert (await with_retries(good_clients[1].snapshot, good)).seq == 0  # the other race goes on
     with pytest.raises(ClientError) as info:
         await good_clients[0].snapshot(bad)
     assert info.value.code == "unknown_race"
     server.kill()
     seen = len(server.output)
-    server.start()  # and it is not tried again
-    assert not any(f"race={bad}" in line for line in server.output[seen:])
+    server.start()  # and it is not tried again: not when this node takes the races over, once the leases run out
+    taken = ("lease taken over", f"race={good}")
+    await until(lambda: logged(server, *taken, since=seen), 30, "the good race taken over after the restart")
+    server.stop()  # every line it wrote is read
+    assert not logged(server, f"race={bad}", since=seen)
 
 
 def redis_pid(server: ServerProcess) -> int:
@@ -275,13 +290,30 @@ async def test_the_embedded_redis_killed_mid_race_is_restarted_and_no_acknowledg
     server.start()
     race, clients, starts = await start_race(server.url, "german-patience", 2, undo=True)
     bots = [Bot(c, race, s, seed=30 + i) for i, (c, s) in enumerate(zip(clients, starts, strict=True))]
-    playing = asyncio.gather(*(bot.play(until=time.monotonic() + 4) for bot in bots))
-    await asyncio.sleep(1)
+    back: list[int] = []  # each bot's acknowledged entries once the new Redis answers
+    # Each bot plays until it has 30 entries acknowledged after the restart (2 minutes at most, checked below),
+    # however slowly a loaded machine lets it play.
+    playing = asyncio.gather(
+        *(
+            bot.play(
+                until=time.monotonic() + 120, enough=lambda n=n, bot=bot: bool(back) and len(bot.acked) >= back[n] + 30
+            )
+            for n, bot in enumerate(bots)
+        )
+    )
+    await until(
+        lambda: playing.done() or min(len(bot.acked) for bot in bots) > 30, 60, "30 entries each before the kill"
+    )
+    if playing.done():  # a bot failed (this raises) or both games ended already
+        await playing
+        raise AssertionError("both games ended before the kill")
     killed = redis_pid(server)
     os.kill(killed, signal.SIGKILL)
     await wait_for_a_new_redis(server, killed)  # the supervisor brings it back
+    back += [len(bot.acked) for bot in bots]
     await playing
     assert sum(bot.unavailable for bot in bots) > 0  # the bots did play through the outage
+    assert [len(bot.acked) >= n + 30 for bot, n in zip(bots, back, strict=True)] == [True, True], "no play after it"
     assert min(len(bot.acked) for bot in bots) > 50
     for bot in bots:
         if bot.view["ended"] is None:  # random play may have ended a game already
@@ -295,13 +327,14 @@ async def test_the_embedded_redis_killed_mid_race_is_restarted_and_no_acknowledg
 
 
 async def wait_for_a_new_redis(server: ServerProcess, killed: int) -> None:
-    """Wait until the server's embedded Redis is another process than ``killed`` and the server reaches it."""
-    for _ in range(100):
+    """Wait (up to 30 s) until the embedded Redis is another process than ``killed`` and the server reaches it."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
         await asyncio.sleep(0.1)
         with contextlib.suppress(FileNotFoundError, ValueError):
             if redis_pid(server) != killed and await healthz(server) == 200:
                 return
-    raise AssertionError("the embedded Redis was not restarted")
+    raise AssertionError("the embedded Redis was not restarted within 30 s")
 
 
 @pytest.mark.skipif(bool(REDIS_URL), reason="kills the embedded Redis")
@@ -370,13 +403,14 @@ async def test_the_server_gives_up_when_the_embedded_redis_keeps_dying(server_fa
     server.start()
     assert server.process is not None
     killed: set[int] = set()
-    for _ in range(300):
-        if server.process.poll() is not None:
-            break
-        with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError, ConnectionError):
+    deadline = time.monotonic() + 120
+    while server.process.poll() is None:
+        assert time.monotonic() < deadline, f"the server still runs after {len(killed)} deaths of its Redis"
+        with contextlib.suppress(FileNotFoundError, ValueError, ProcessLookupError):
             pid = redis_pid(server)
-            if pid not in killed and await healthz(server) == 200:  # killed once it runs again
-                await asyncio.sleep(0.3)  # and once the supervisor knows it (dying as it starts fails at once)
+            # Killed once the supervisor watches it: the first once the server listens, every later one once the
+            # server has said it runs again (killed while the supervisor still starts it, the start fails instead).
+            if pid not in killed and (not killed or logged(server, f"the embedded Redis runs again (pid {pid})")):
                 os.kill(pid, signal.SIGKILL)
                 killed.add(pid)
         await asyncio.sleep(0.05)
@@ -392,12 +426,15 @@ async def test_an_open_race_expiring_while_redis_is_down_is_removed_from_the_sto
     """Expiry is stored first: a race whose open timeout passes while Redis is down is not told
     `expired` and forgotten with its record left in Redis (recovered at the next restart); it
     expires once Redis is back."""
-    server = server_factory("--redis-url", own_redis.url, "--open-timeout", "1")
+    server = server_factory("--redis-url", own_redis.url, "--open-timeout", "3")
     server.start()
     ann = await Client.connect(server.url, "ann")
+    asked = time.monotonic()
     race = (await ann.create("golf")).race["id"]
+    answered = time.monotonic()  # the race was created between the two
     own_redis.stop()
-    await asyncio.sleep(1.5)  # the open timeout passes while Redis is down
+    assert time.monotonic() < asked + 3, "Redis took the whole open timeout to stop"  # down before it passes
+    await asyncio.sleep(answered + 3.5 - time.monotonic())  # the open timeout passes while Redis is down
     with pytest.raises(TimeoutError):  # not announced while it cannot be removed from the store
         await ann.next_event(RaceUpdate, race, timeout=0.5)
     assert (await ann.snapshot(race)).race["status"] == "open"
