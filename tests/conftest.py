@@ -81,7 +81,7 @@ class ServerProcess:
     def http(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 20.0) -> None:
+    def start(self, timeout: float = 60.0) -> None:
         storage = ["--redis-url", self.redis_url] if self.redis_url else ["--data-dir", str(self.data_dir)]
         command = [sys.executable, "-m", "parlour.client.cli", "serve", "--port", str(self.port), *storage]
         self.process = subprocess.Popen(
