@@ -62,7 +62,7 @@ async def expect_counts(
     expected: Mapping[str, float],
     before: Sequence[Mapping[str, float]] = (),
     settle: float = 1.0,
-    timeout: float = 10.0,
+    timeout: float = 30.0,
 ) -> None:
     """Check that each counter of ``expected``, summed over ``nodes`` (plus the samples ``before``, taken from
     nodes since stopped), equals its expected value: wait up to ``timeout`` s until every sum reaches its
@@ -122,7 +122,7 @@ class Player:
         type_: type[E],
         race: str | None = None,
         where: Callable[[E], bool] = lambda _: True,
-        timeout: float = 10.0,
+        timeout: float = 30.0,
     ) -> E:
         """The first event of ``type_`` (about ``race``) for which ``where`` holds, received already or within
         ``timeout`` seconds; a TimeoutError naming the events received otherwise."""
@@ -162,7 +162,7 @@ class Seat:
     log: list[list[Any]] = field(default_factory=list)
 
     @classmethod
-    async def started(cls, player: Player, race: str, timeout: float = 10.0) -> Seat:
+    async def started(cls, player: Player, race: str, timeout: float = 30.0) -> Seat:
         """The seat as the `Start` event gave it."""
         start = await player.first(Start, race, timeout=timeout)
         return cls(player, race, start.view, start.seq)
