@@ -38,6 +38,15 @@ async def settle(*peers: Recorder) -> None:
         await peer.call({"type": "ping"})
 
 
+async def until_end(peer: Recorder, timeout: float) -> dict[str, Any]:
+    """The peer's next ``end`` frame, within ``timeout`` s (``Recorder.until`` gives each frame 10 s)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while (frame := await peer.recv(timeout=max(0.0, deadline - loop.time())))["type"] != "end":
+        pass
+    return frame
+
+
 def kinds(peer: Recorder, *wanted: str) -> list[dict[str, Any]]:
     return [frame for frame in peer.frames if frame["type"] in wanted]
 
@@ -121,7 +130,7 @@ async def test_an_abandoned_seat_with_no_move_ranks_below_a_seat_that_played_to_
     seq = 0
     for _ in range(2):  # bob turns the stock (Golf: the 35 pile cards stay) until the time is up
         seq = (await bob.call({"type": "move", "race": race, "seq": seq, "move": ["turn"]}))["seq"]
-    end = await asyncio.wait_for(bob.until("end"), 30)
+    end = await until_end(bob, 30)  # the deadline 10 s after the start, with nothing to bob for 8 s before it
     ranked = [(r["seat"], r["score"], r["ended"], r["moves"]) for r in end["results"]]
     assert ranked == [(1, 35, "out_of_time", 2), (0, 35, "conceded", 0)]
     assert end["results"][1]["time"] < end["results"][0]["time"]  # the concession ended first, and ranks last
