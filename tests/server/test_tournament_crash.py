@@ -181,8 +181,11 @@ async def kill_the_director(run: Run, store: redis.asyncio.Redis, rng: random.Ra
     points = [rng.randrange(k * total // (KILLS + 1) + 1, (k + 1) * total // (KILLS + 1)) for k in range(KILLS)]
     results = f"{run.keys.prefix}:tournament:{{{run.tournament}}}:results"
     done_lines = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + TIMEOUT  # a tournament that stops fails the test instead of hanging it
     for point in points:
         while await store.hlen(results) < point:  # type: ignore[misc]
+            assert loop.time() < deadline, f"{run.name}: fewer than {point} races done in {TIMEOUT:.0f} s"
             await asyncio.sleep(0.05)
         await asyncio.sleep(rng.uniform(0, 1.5))
         holder = (await store.hget(run.keys.leases[1], lease_id(run.tournament))).decode()
@@ -193,6 +196,7 @@ async def kill_the_director(run: Run, store: redis.asyncio.Redis, rng: random.Ra
         await asyncio.sleep(rng.uniform(0, 2))
         await asyncio.to_thread(node.start)
         while await store.hlen(results) == done:  # type: ignore[misc]
+            assert loop.time() < deadline, f"{run.name}: no race done since the kill with {done} done"
             await asyncio.sleep(0.05)
         later = time.monotonic() - killed_at
         done_lines.append(f"killed {holder}, the director, with {done} races done; the next result {later:.1f} s later")
