@@ -284,16 +284,21 @@ Two bots whose win counts differ by a handful of deals then have overlapping int
 means whatever their skill; the gain on the same deals (the last table) is the fair comparison.
 Under `any` a win earns nothing beyond its cards, and the intervals separate.""",
     "german-patience": """**German Patience: a human's "1 in 50" is not doubled here, and nothing here shows that it
-cannot be.** Doubling it means winning 4% of deals. No bot that sees only what a racer sees wins
-any: `search` places about 74 of the 104 cards and ends with the rest buried on the one waste
-pile, which gives its cards back only in the reverse of the order they went on, with no second
-pass through the stock (while it was built it won none of 650 other deals either). The ceiling
-is a beam search that sees the whole stock, not an exact solver: two decks make exact search far
-too large (a perfect-information win test written for it decided none of 100 whole deals in
-minutes each). A player who sees only the next card cannot do better than one who sees them all,
-but the beam's wins only show what a seeing player reaches at least, never what nobody can; so
-the table neither shows 4% reached nor rules it out. It does say how hard 4% is: a player who
-sees every card and searches wins about that often.""",
+cannot be.** Doubling it means winning 4% of deals. `search`, which sees only what a racer sees,
+wins 1 of the 500: it places about 77 of the 104 cards and ends with the rest buried on the one
+waste pile, which gives its cards back only in the reverse of the order they went on, with no
+second pass through the stock. Where it loses its chances, measured by starting the ceiling's beam
+(which sees the stock) from the positions `search` reached on deals 0-14: from the deal the beam
+places 89.1 cards on average, from `search`'s position after 16 cards turned 88.7, after 32 88.1,
+after 48 83.3, after 64 80.8, after 80 76.6, and `search` ends at 76.0. So its first 32 turns give
+nothing away; from there on, not seeing which cards come next, it keeps back or builds on the wrong
+ones. (Weighing its options two cards ahead instead of one between turns 16 and 48 placed 1.1 cards
+more on deals 0-39, 77.6 against 76.5, at four times the time a move, and won none.) The ceiling is
+a beam search that sees the whole stock, not an exact solver: two decks make exact search far too
+large (a perfect-information win test written for it decided none of 100 whole deals in minutes
+each). Its wins show what a seeing player reaches at least, never what nobody can; so the table
+neither shows 4% reached nor rules it out. It does say how hard 4% is: a player who sees every card
+and searches wins about that often.""",
 }
 
 
