@@ -17,18 +17,18 @@ would go on for ever.
 move, so it lists the positions its moves reach before the next turn (up to ``SEARCH_SPREAD``,
 breadth first, piles in any order counting once) and values each by :func:`_value`: cards in
 piles, distinct ranks wanted and empty piles (each takes any card, so it counts for more than a
-card), then uneven lengths. Moving cards between non-full piles never changes which ranks the piles want, only
-how long they are; emptying a pile turns a wanted rank into a pile that takes anything. Of
-those positions it weighs the ``SEARCH_CHOICES`` best with the most cards in piles and the
-``SEARCH_LOWER`` best with fewer (a card kept back on the waste on purpose) by their outlook:
-for each rank the stock may still hold, weighted by how many of it are unseen, the best value
-reachable (within ``SEARCH_INNER`` positions; 50 scored 0.85 cards less on deals 0-99) once
-that card is turned. It plays the moves
-to the best, plans again from there (the spread is capped, so more may be reached), and
-turns when it plans no move; with the stock out it goes to the best by value and concedes
-there. (Turning as soon as the first plan is played out takes a third of the time but scored
-0.3 cards less over 500 deals.) The work is bounded by those counts, so the moves follow
-from the view alone (the seed is not used).
+card), then uneven lengths. Moving cards between non-full piles never changes which ranks the
+piles want, only how long they are; emptying a pile turns a wanted rank into a pile that takes
+anything. Of those positions it weighs the ``SEARCH_CHOICES`` best with the most cards in piles
+and the ``SEARCH_LOWER`` best with fewer (a card kept back on the waste on purpose) by their
+outlook: for each rank the stock may still hold, weighted by how many of it are unseen, the best
+value reachable (within ``SEARCH_INNER`` positions; 50 scored 0.85 cards less on deals 0-99) once
+that card is turned. It plays the moves to the best, plans again from there (the spread is
+capped, so more may be reached), and turns when it plans no move or reaches a position it has
+already planned from since the last turn (two plans may lead to each other); with the stock out
+it goes to the best by value and concedes there. (Turning as soon as the first plan is played
+out takes a third of the time but scored 0.3 cards less over 500 deals.) The work is bounded by
+those counts, so the moves follow from the view alone (the seed is not used).
 
 ``ceiling`` is a beam search that sees the stock: after each card turned it spreads each
 position it keeps into those reachable by moves before the next turn (up to ``CEILING_SPREAD``,
