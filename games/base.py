@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Generic, Literal, NamedTuple, Protocol, TypeVar
+from typing import Any, ClassVar, Final, Generic, Literal, NamedTuple, Protocol, TypeVar
 
 from parlour.games.cards import Card
 from parlour.games.errors import BadMove, BadOptions, IllegalMove
@@ -57,7 +57,7 @@ class Move(NamedTuple):
     kind: str
     src: str = ""
     dst: str = ""
-    count: int = 0
+    count: int = 0  # type: ignore[assignment]  # the field hides tuple.count, which moves never use
 
     def wire(self) -> list[str | int]:
         """The compact wire form (a short list, ready for msgpack)."""
@@ -78,7 +78,7 @@ class Move(NamedTuple):
         """Read a wire form; raises :class:`BadMove` if ``data`` has the wrong shape."""
         if type(data) is list or type(data) is tuple:
             try:
-                return _READ[tuple(data)]  # type: ignore[arg-type]
+                return _READ[tuple(data)]
             except (KeyError, TypeError):  # not read before, or unhashable parts
                 pass
         move = Move._read(data)
@@ -93,7 +93,7 @@ class Move(NamedTuple):
             raise BadMove(f"a move is a list of 1 to 4 items [kind, src, dst, count], not {data!r}")
         kind, *rest = data
         names = rest[:2]
-        if not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME for n in (kind, *names)):
+        if not all(isinstance(n, str) and 0 < len(n) <= MAX_NAME for n in [kind, *names]):
             raise BadMove(f"a move's kind, src and dst are strings of 1 to {MAX_NAME} characters: {data!r:.80}")
         count = rest[2] if len(rest) == 3 else 0
         if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 104:
@@ -105,11 +105,11 @@ class Move(NamedTuple):
         return Move(kind, src, dst, count)
 
 
-CONCEDE = Move("concede")
-MAX_NAME = 16
+CONCEDE: Final = Move("concede")
+MAX_NAME: Final = 16
 # Wire forms already read, and their moves: a game has few distinct moves, read again and again.
 _READ: dict[tuple[Any, ...], Move] = {}
-_READ_LIMIT = 10_000
+_READ_LIMIT: Final = 10_000
 
 
 def parse_move(text: str) -> Move:
@@ -159,9 +159,13 @@ def fast_init(cls: C) -> C:
 
     A frozen dataclass's own ``__init__`` sets every field by name through ``object.__setattr__``;
     setting the slots directly makes the same object in about 60% of the time, and game states are
-    made on every move. Same parameters, same defaults (constants only), same object. Put it above
-    ``@dataclass(frozen=True, slots=True)``.
+    made on every move. Same parameters, same defaults (constants only), same object. Call it on the
+    class after its ``class`` statement (``@dataclass(frozen=True, slots=True)``), not as a decorator:
+    mypyc compiles a class with an unknown decorator as a plain Python class, and a compiled
+    (native) class, which already has a fast ``__init__``, is returned unchanged.
     """
+    if hasattr(cls, "__mypyc_attrs__"):
+        return cls
     fields = dataclasses.fields(cls)
     if not getattr(cls, "__slots__", None) or hasattr(cls, "__post_init__"):
         raise TypeError(f"fast_init takes a slotted dataclass without __post_init__, not {cls.__name__}")
@@ -185,8 +189,10 @@ def fast_init(cls: C) -> C:
 
 
 class _State(Protocol):
-    options: Options
-    ended: Ending | None
+    @property
+    def options(self) -> Options: ...
+    @property
+    def ended(self) -> Ending | None: ...
 
 
 S = TypeVar("S", bound=_State)

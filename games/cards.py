@@ -13,22 +13,23 @@ for ``T``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from parlour.games.errors import BadLayout
 
 Card = int
 
-RANK_CHARS = "A23456789TJQK"
-SUIT_CHARS = "CDHS"
+RANK_CHARS: Final = "A23456789TJQK"
+SUIT_CHARS: Final = "CDHS"
 ACE, JACK, QUEEN, KING = 1, 11, 12, 13
 CLUBS, DIAMONDS, HEARTS, SPADES = 0, 1, 2, 3
 
-_MAX_CARDS = 104
-RANK: tuple[int, ...] = tuple(c % 13 + 1 for c in range(_MAX_CARDS))
-SUIT: tuple[int, ...] = tuple((c // 13) % 4 for c in range(_MAX_CARDS))
-RED: tuple[bool, ...] = tuple(SUIT[c] in (DIAMONDS, HEARTS) for c in range(_MAX_CARDS))
-TEXT: tuple[str, ...] = tuple(RANK_CHARS[RANK[c] - 1] + SUIT_CHARS[SUIT[c]] for c in range(_MAX_CARDS))
-_BY_TEXT = {TEXT[c]: c for c in range(52)}
+_MAX_CARDS: Final = 104
+RANK: Final[tuple[int, ...]] = tuple(c % 13 + 1 for c in range(_MAX_CARDS))
+SUIT: Final[tuple[int, ...]] = tuple((c // 13) % 4 for c in range(_MAX_CARDS))
+RED: Final[tuple[bool, ...]] = tuple(SUIT[c] in (DIAMONDS, HEARTS) for c in range(_MAX_CARDS))
+TEXT: Final[tuple[str, ...]] = tuple(RANK_CHARS[RANK[c] - 1] + SUIT_CHARS[SUIT[c]] for c in range(_MAX_CARDS))
+_BY_TEXT: Final = {TEXT[c]: c for c in range(52)}
 
 
 def make_card(rank: int, suit: int, deck: int = 0) -> Card:

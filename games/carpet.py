@@ -66,7 +66,7 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, Final
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import KING, RANK, SUIT, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
@@ -75,24 +75,31 @@ from parlour.games.registry import register
 from parlour.games.shuffle import shuffle, shuffle_drawn
 
 ROWS, COLS = 4, 5
-CELLS = ROWS * COLS
-ROW_NAMES = "abcd"
-CELL_NAMES = tuple(f"{ROW_NAMES[i // COLS]}{i % COLS + 1}" for i in range(CELLS))
-_CELL_INDEX = {name: i for i, name in enumerate(CELL_NAMES)}
+CELLS: Final = ROWS * COLS
+ROW_NAMES: Final = "abcd"
+CELL_NAMES: Final = tuple(f"{ROW_NAMES[i // COLS]}{i % COLS + 1}" for i in range(CELLS))
+_CELL_INDEX: Final = {name: i for i, name in enumerate(CELL_NAMES)}
 DISCARD, FOUNDATION, DECK = "w", "f", "s"
-EMPTY = -1  # an empty carpet cell
-SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+EMPTY: Final = -1  # an empty carpet cell
+SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
 
-DEAL = Move("deal")
-TO_FOUNDATION = tuple(Move("move", name, FOUNDATION) for name in CELL_NAMES)
-DISCARD_TO_FOUNDATION = Move("move", DISCARD, FOUNDATION)
-FILL = tuple(Move("move", DISCARD, name) for name in CELL_NAMES)
-_SOURCES = (*CELL_NAMES, DISCARD)
-_ALL_ACES = (1, 1, 1, 1)
-_HINT = "carpet moves are 'deal', 'move <cell> f', 'move w f' and 'move w <cell>' (cells a1 to d5)"
+DEAL: Final = Move("deal")
+TO_FOUNDATION: Final = tuple(Move("move", name, FOUNDATION) for name in CELL_NAMES)
+DISCARD_TO_FOUNDATION: Final = Move("move", DISCARD, FOUNDATION)
+FILL: Final = tuple(Move("move", DISCARD, name) for name in CELL_NAMES)
+_SOURCES: Final = (*CELL_NAMES, DISCARD)
+_ALL_ACES: Final = (1, 1, 1, 1)
+_LINES: Final = ("foundations", "deck", "discard", *ROW_NAMES)  # the layout's line names
+# _DECODE[move]: (source cell, -1 for the discard pile; destination cell, -1 for the foundations) of every move
+# that may be legal.
+_DECODE: Final[dict[Move, tuple[int, int]]] = {
+    **{move: (i, -1) for i, move in enumerate(TO_FOUNDATION)},
+    DISCARD_TO_FOUNDATION: (-1, -1),
+    **{move: (-1, j) for j, move in enumerate(FILL)},
+}
+_HINT: Final = "carpet moves are 'deal', 'move <cell> f', 'move w f' and 'move w <cell>' (cells a1 to d5)"
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class CarpetState:
     options: Options
@@ -101,6 +108,9 @@ class CarpetState:
     discard: tuple[Card, ...]  # face up, bottom to top
     foundations: tuple[int, ...]  # the top rank of each suit's pile, C D H S (1 to 13)
     ended: Ending | None = None
+
+
+fast_init(CarpetState)
 
 
 @cache
@@ -128,6 +138,33 @@ def _settle(state: CarpetState) -> CarpetState:
     return CarpetState(state.options, state.carpet, state.deck, state.discard, state.foundations, ended)
 
 
+def _refusal(state: CarpetState, move: Move) -> BadMove | IllegalMove:
+    """Why ``move`` cannot be made here (it is no carpet move, or the rules forbid it now)."""
+    kind, src, dst = move.kind, move.src, move.dst
+    if kind == "deal":
+        return BadMove(f"'deal' takes no places: {move.text()!r}")
+    if kind != "move" or move.count or src not in _SOURCES or (dst != FOUNDATION and dst not in _CELL_INDEX):
+        return BadMove(f"{_HINT}, not {move.text()!r}")
+    carpet, discard = state.carpet, state.discard
+    if src == DISCARD:
+        if not discard:
+            return IllegalMove("the discard pile is empty")
+        card = discard[-1]
+    else:
+        card = carpet[_CELL_INDEX[src]]
+        if card == EMPTY:
+            return IllegalMove(f"cell {src} is empty")
+    if dst == FOUNDATION:
+        suit = SUIT[card]
+        top = state.foundations[suit]
+        needs = "is complete" if top == KING else f"needs {TEXT[suit * 13 + top]} next"
+        return IllegalMove(f"{TEXT[card]} does not go on the foundation: the {SUIT_NAMES[suit]} pile {needs}")
+    j = _CELL_INDEX[dst]
+    if carpet[j] != EMPTY:
+        return IllegalMove(f"cell {dst} is not empty (it holds {TEXT[carpet[j]]})")
+    return IllegalMove(f"an empty cell may be filled only from the discard pile, not from cell {src}")
+
+
 class Carpet(Game[CarpetState]):
     name = "carpet"
     title = "Carpet"
@@ -143,10 +180,7 @@ class Carpet(Game[CarpetState]):
     def _legal_moves(self, state: CarpetState) -> list[Move]:
         wanted = _wanted(state.foundations)
         carpet = state.carpet
-        cells = [carpet.index(c) for c in wanted if c in carpet]
-        if len(cells) > 1:
-            cells.sort()
-        moves = [TO_FOUNDATION[i] for i in cells]
+        moves = [TO_FOUNDATION[i] for i, c in enumerate(carpet) if c in wanted]
         discard = state.discard
         if discard:
             if discard[-1] in wanted:
@@ -158,10 +192,7 @@ class Carpet(Game[CarpetState]):
         return moves
 
     def _apply(self, state: CarpetState, move: Move) -> CarpetState:
-        kind, src, dst = move.kind, move.src, move.dst
-        if kind == "deal":
-            if src or dst or move.count:
-                raise BadMove(f"'deal' takes no places: {move.text()!r}")
+        if move == DEAL:
             if not state.deck:
                 raise IllegalMove("the deck is empty, and there are no redeals")
             return _settle(
@@ -169,36 +200,30 @@ class Carpet(Game[CarpetState]):
                     state.options, state.carpet, state.deck[1:], state.discard + state.deck[:1], state.foundations
                 )
             )
-        if kind != "move" or move.count or src not in _SOURCES or (dst != FOUNDATION and dst not in _CELL_INDEX):
-            raise BadMove(f"{_HINT}, not {move.text()!r}")
-        carpet, discard = state.carpet, state.discard
-        if src == DISCARD:
+        where = _DECODE.get(move)
+        if where is None:
+            raise _refusal(state, move)
+        i, j = where
+        carpet, discard, foundations = state.carpet, state.discard, state.foundations
+        if i < 0:
             if not discard:
-                raise IllegalMove("the discard pile is empty")
+                raise _refusal(state, move)
             card = discard[-1]
         else:
-            i = _CELL_INDEX[src]
             card = carpet[i]
-            if card == EMPTY:
-                raise IllegalMove(f"cell {src} is empty")
-        if dst == FOUNDATION:
-            suit = SUIT[card]
-            top = state.foundations[suit]
-            if RANK[card] != top + 1:
-                needs = "is complete" if top == KING else f"needs {TEXT[suit * 13 + top]} next"
-                raise IllegalMove(f"{TEXT[card]} does not go on the foundation: the {SUIT_NAMES[suit]} pile {needs}")
-            foundations = state.foundations[:suit] + (top + 1,) + state.foundations[suit + 1 :]
-            if src == DISCARD:
+        if j < 0:  # to the foundations
+            suit = card // 13
+            if card < 0 or foundations[suit] != card % 13:
+                raise _refusal(state, move)
+            foundations = foundations[:suit] + (foundations[suit] + 1,) + foundations[suit + 1 :]
+            if i < 0:
                 return _settle(CarpetState(state.options, carpet, state.deck, discard[:-1], foundations))
             carpet = carpet[:i] + (EMPTY,) + carpet[i + 1 :]
             return _settle(CarpetState(state.options, carpet, state.deck, discard, foundations))
-        j = _CELL_INDEX[dst]
         if carpet[j] != EMPTY:
-            raise IllegalMove(f"cell {dst} is not empty (it holds {TEXT[carpet[j]]})")
-        if src != DISCARD:
-            raise IllegalMove(f"an empty cell may be filled only from the discard pile, not from cell {src}")
+            raise _refusal(state, move)
         carpet = carpet[:j] + (card,) + carpet[j + 1 :]
-        return _settle(CarpetState(state.options, carpet, state.deck, discard[:-1], state.foundations))
+        return _settle(CarpetState(state.options, carpet, state.deck, discard[:-1], foundations))
 
     def _score(self, state: CarpetState) -> int:
         return sum(state.foundations)
@@ -268,14 +293,14 @@ class Carpet(Game[CarpetState]):
                 continue
             head, colon, rest = line.partition(":")
             key = head.strip().lower()
-            if not colon or key not in ("foundations", "deck", "discard", *ROW_NAMES):
+            if not colon or key not in _LINES:
                 raise BadLayout(
                     f"line {number}: expected 'Foundations:', 'Deck:', 'Discard:' or a row 'a:' to 'd:', not {raw!r}"
                 )
             if key in fields:
                 raise BadLayout(f"line {number}: a second '{head.strip()}:' line")
             fields[key] = rest.split()
-        missing = [k for k in ("foundations", "deck", "discard", *ROW_NAMES) if k not in fields]
+        missing = [k for k in _LINES if k not in fields]
         if missing:
             raise BadLayout(
                 f"a Carpet layout needs the lines Foundations, Deck, Discard and a to d; missing: {missing}"
@@ -334,4 +359,4 @@ class Carpet(Game[CarpetState]):
         return super().parse_move(text)
 
 
-CARPET = register(Carpet())
+CARPET: Final = register(Carpet())

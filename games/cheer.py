@@ -74,7 +74,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from parlour.games.base import Ending, Game, Move, Option, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, SUIT, TEXT, Card, cards_text, parse_cards, standard_deck
@@ -82,33 +82,33 @@ from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle
 
-COLUMNS = 7
-PARKING = 3
-PILES = COLUMNS + PARKING
-COLUMN_SIZES = (2, 4, 6, 8, 6, 4, 2)
-DECK: tuple[Card, ...] = tuple(standard_deck(ranks=range(6, 14)))
-LOWEST = 6  # the rank each foundation starts from
-FOUNDATION = "f"
-COLUMN_NAMES = tuple(f"c{i + 1}" for i in range(COLUMNS))
-PARKING_NAMES = tuple(f"p{i + 1}" for i in range(PARKING))
-PILE_NAMES = COLUMN_NAMES + PARKING_NAMES  # state.piles order: columns, then parking spaces
-_PILE_INDEX = {name: i for i, name in enumerate(PILE_NAMES)}
-_TEXT_ORDER = (*range(COLUMNS, PILES), *range(COLUMNS))  # parking spaces, then columns
-_ALL_OPENED = (1 << PARKING) - 1
-_OPENED_COUNT = tuple(bin(mask).count("1") for mask in range(1 << PARKING))
-_WIN_POINTS = (12, 10, 3)  # by parking spaces opened
-_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-KINGS = tuple(suit * 13 + 12 for suit in range(4))
-_CARD_OF = {TEXT[c]: c for c in DECK}
+COLUMNS: Final = 7
+PARKING: Final = 3
+PILES: Final = COLUMNS + PARKING
+COLUMN_SIZES: Final = (2, 4, 6, 8, 6, 4, 2)
+DECK: Final[tuple[Card, ...]] = tuple(standard_deck(ranks=range(6, 14)))
+LOWEST: Final = 6  # the rank each foundation starts from
+FOUNDATION: Final = "f"
+COLUMN_NAMES: Final = tuple(f"c{i + 1}" for i in range(COLUMNS))
+PARKING_NAMES: Final = tuple(f"p{i + 1}" for i in range(PARKING))
+PILE_NAMES: Final = COLUMN_NAMES + PARKING_NAMES  # state.piles order: columns, then parking spaces
+_PILE_INDEX: Final = {name: i for i, name in enumerate(PILE_NAMES)}
+_LINES: Final = (*_PILE_INDEX, "foundations", "foundation", "opened")  # the layout's line names
+_TEXT_ORDER: Final = (*range(COLUMNS, PILES), *range(COLUMNS))  # parking spaces, then columns
+_ALL_OPENED: Final = (1 << PARKING) - 1
+_OPENED_COUNT: Final = tuple(bin(mask).count("1") for mask in range(1 << PARKING))
+_WIN_POINTS: Final = (12, 10, 3)  # by parking spaces opened
+_SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
+KINGS: Final = tuple(suit * 13 + 12 for suit in range(4))
+_CARD_OF: Final = {TEXT[c]: c for c in DECK}
 
-TO_FOUNDATION = tuple(Move("move", name, FOUNDATION) for name in PILE_NAMES)
+TO_FOUNDATION: Final = tuple(Move("move", name, FOUNDATION) for name in PILE_NAMES)
 # MOVE[src][dst][count]: every counted move between two piles (count 0 unused).
-MOVE = tuple(
+MOVE: Final = tuple(
     tuple(tuple(Move("move", src, dst, k) for k in range(len(DECK) + 1)) for dst in PILE_NAMES) for src in PILE_NAMES
 )
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class CheerState:
     options: Options
@@ -124,6 +124,9 @@ class CheerState:
     @property
     def parking(self) -> tuple[tuple[Card, ...], ...]:
         return self.piles[COLUMNS:]
+
+
+fast_init(CheerState)
 
 
 def _run(pile: tuple[Card, ...]) -> int:
@@ -371,7 +374,7 @@ class Cheer(Game[CheerState]):
                 continue
             head, colon, rest = line.partition(":")
             key = head.strip().lower()
-            if not colon or key not in (*_PILE_INDEX, "foundations", "foundation", "opened"):
+            if not colon or key not in _LINES:
                 raise BadLayout(
                     f"line {number}: expected 'Foundations:', 'Opened:', 'p1:'-'p3:' or 'c1:'-'c7:', got {line!r}"
                 )
@@ -456,4 +459,4 @@ def _opened_names(opened: int) -> list[str]:
     return [name for q, name in enumerate(PARKING_NAMES) if opened >> q & 1]
 
 
-CHEER = register(Cheer())
+CHEER: Final = register(Cheer())

@@ -95,10 +95,10 @@ position had just been reached.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import getitem, itemgetter
-from typing import Any
+from typing import Any, Final
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
@@ -107,21 +107,21 @@ from parlour.games.registry import register
 from parlour.games.shuffle import shuffle, shuffle_drawn
 
 SIZE = 5
-CELLS = SIZE * SIZE
-EMPTY = -1
-COLUMN_LETTERS = "abcde"
+CELLS: Final = SIZE * SIZE
+EMPTY: Final = -1
+COLUMN_LETTERS: Final = "abcde"
 # Cell index = column * 5 + row (column 0 = a, row 0 = row 1 at the top): the deal order.
-CELL_NAMES = tuple(f"{COLUMN_LETTERS[i // SIZE]}{i % SIZE + 1}" for i in range(CELLS))
-CELL_INDEX = {name: i for i, name in enumerate(CELL_NAMES)}
-COLUMNS = tuple(tuple(c * SIZE + r for r in range(SIZE)) for c in range(SIZE))
-ROWS = tuple(tuple(c * SIZE + r for c in range(SIZE)) for r in range(SIZE))
-DIAGONAL_DOWN = tuple(k * SIZE + k for k in range(SIZE))  # a1 b2 c3 d4 e5
-DIAGONAL_UP = tuple(k * SIZE + (SIZE - 1 - k) for k in range(SIZE))  # a5 b4 c3 d2 e1
-DIAGONALS = (DIAGONAL_DOWN, DIAGONAL_UP)
-DIAGONAL_NAMES = ("a1-e5", "a5-e1")
+CELL_NAMES: Final = tuple(f"{COLUMN_LETTERS[i // SIZE]}{i % SIZE + 1}" for i in range(CELLS))
+CELL_INDEX: Final = {name: i for i, name in enumerate(CELL_NAMES)}
+COLUMNS: Final = tuple(tuple(c * SIZE + r for r in range(SIZE)) for c in range(SIZE))
+ROWS: Final = tuple(tuple(c * SIZE + r for c in range(SIZE)) for r in range(SIZE))
+DIAGONAL_DOWN: Final = tuple(k * SIZE + k for k in range(SIZE))  # a1 b2 c3 d4 e5
+DIAGONAL_UP: Final = tuple(k * SIZE + (SIZE - 1 - k) for k in range(SIZE))  # a5 b4 c3 d2 e1
+DIAGONALS: Final = (DIAGONAL_DOWN, DIAGONAL_UP)
+DIAGONAL_NAMES: Final = ("a1-e5", "a5-e1")
 
-SETTLE = Move("settle")
-SLIDE = {
+SETTLE: Final = Move("settle")
+SLIDE: Final = {
     (s, t): Move("slide", CELL_NAMES[s], CELL_NAMES[t])
     for s in range(CELLS)
     for t in (s - 1, s + 1)
@@ -132,32 +132,33 @@ SLIDE = {
 # The 70 pairs of cells that share a line, by id: the column pairs (column a first, upper cell first),
 # then the a1-e5 diagonal's pairs, then the a5-e1 diagonal's. LINE_OF[id] is -1 for a column, else the
 # diagonal's number; KILLS[id] is the cells whose emptying ends the pair's chance this step.
-PAIRS = tuple(
+PAIRS: Final = tuple(
     (a, b, line)
     for line, cells in [(-1, col) for col in COLUMNS] + list(enumerate(DIAGONALS))
     for k, a in enumerate(cells)
     for b in cells[k + 1 :]
 )
-PAIR_ID = {(a, b): p for p, (a, b, _) in enumerate(PAIRS)}
-PAIR_MOVE = tuple(Move("cast", CELL_NAMES[a], CELL_NAMES[b]) for a, b, _ in PAIRS)
-LINE_OF = tuple(line for _, _, line in PAIRS)
-KILLS = tuple((1 << a | 1 << b) if line < 0 else sum(1 << i for i in DIAGONALS[line]) for a, b, line in PAIRS)
-COLUMN_PAIR_IDS = tuple((p, a, b) for p, (a, b, line) in enumerate(PAIRS) if line < 0)
-DIAGONAL_PAIR_IDS = tuple(tuple((p, a, b) for p, (a, b, line) in enumerate(PAIRS) if line == d) for d in (0, 1))
+PAIR_ID: Final = {(a, b): p for p, (a, b, _) in enumerate(PAIRS)}
+PAIR_MOVE: Final = tuple(Move("cast", CELL_NAMES[a], CELL_NAMES[b]) for a, b, _ in PAIRS)
+LINE_OF: Final = tuple(line for _, _, line in PAIRS)
+KILLS: Final = tuple((1 << a | 1 << b) if line < 0 else sum(1 << i for i in DIAGONALS[line]) for a, b, line in PAIRS)
+COLUMN_PAIR_IDS: Final = tuple((p, a, b) for p, (a, b, line) in enumerate(PAIRS) if line < 0)
+DIAGONAL_PAIR_IDS: Final = tuple(tuple((p, a, b) for p, (a, b, line) in enumerate(PAIRS) if line == d) for d in (0, 1))
 # For each cell, the slides into it: (source cell, move), the cell above first.
-SLIDES_INTO = tuple(tuple((s, SLIDE[s, t]) for s in (t - 1, t + 1) if (s, t) in SLIDE) for t in range(CELLS))
+SLIDES_INTO: Final = tuple(tuple((s, SLIDE[s, t]) for s in (t - 1, t + 1) if (s, t) in SLIDE) for t in range(CELLS))
 # COLUMN_KEY[i][card]: column * 16 + rank; for an empty cell (index -1) 100 + i, distinct from every other key.
-COLUMN_KEY = tuple(tuple((i // SIZE) * 16 + RANK[c] for c in range(52)) + (100 + i,) for i in range(CELLS))
-DIAGONAL_GET = tuple(itemgetter(*d) for d in DIAGONALS)
-ROW_GET = tuple(itemgetter(*row) for row in ROWS)
-FROM_ROW_MAJOR = itemgetter(*(r * SIZE + c for c in range(SIZE) for r in range(SIZE)))
+COLUMN_KEY: Final = tuple(tuple((i // SIZE) * 16 + RANK[c] for c in range(52)) + (100 + i,) for i in range(CELLS))
+DIAGONAL_GET: Final = tuple(itemgetter(*d) for d in DIAGONALS)
+ROW_GET: Final = tuple(itemgetter(*row) for row in ROWS)
+FROM_ROW_MAJOR: Final[Callable[[Sequence[Card]], tuple[Card, ...]]] = itemgetter(
+    *(r * SIZE + c for c in range(SIZE) for r in range(SIZE))
+)
 _is_card = EMPTY.__lt__  # card >= 0
-PADDING = tuple((EMPTY,) * (SIZE - n) for n in range(SIZE + 1))
-CANDIDATES = (*PAIR_MOVE, *SLIDE.values(), SETTLE)
-_CELL_OF: dict[str | None, Card] = {None: EMPTY, **{TEXT[c]: c for c in range(52)}}
+PADDING: Final = tuple((EMPTY,) * (SIZE - n) for n in range(SIZE + 1))
+CANDIDATES: Final = (*PAIR_MOVE, *SLIDE.values(), SETTLE)
+_CELL_OF: Final[dict[str | None, Card]] = {None: EMPTY, **{TEXT[c]: c for c in range(52)}}
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class ChrisCrossState:
     options: Options
@@ -172,6 +173,9 @@ class ChrisCrossState:
     # Derived, kept to save work: the ids (see PAIRS) of the casts allowed now; () once a card has slid.
     casts: tuple[int, ...] = field(compare=False, repr=False)
     ended: Ending | None = None
+
+
+fast_init(ChrisCrossState)
 
 
 def _casts(grid: tuple[Card, ...]) -> tuple[int, ...]:
@@ -497,9 +501,9 @@ class ChrisCrossPairs(Game[ChrisCrossState]):
         def number_of(key: str, default: int, low: int, high: int) -> int:
             if key not in headers:
                 return default
-            line, value = headers[key]
+            at, value = headers[key]
             if not value.isdigit() or not low <= int(value) <= high:
-                raise BadLayout(f"line {line}: {key} is a whole number from {low} to {high}, not {value!r}")
+                raise BadLayout(f"line {at}: {key} is a whole number from {low} to {high}, not {value!r}")
             return int(value)
 
         rnd = number_of("round", 1, 1, 10**6)
@@ -507,9 +511,9 @@ class ChrisCrossPairs(Game[ChrisCrossState]):
         round_casts = number_of("pairs this round", 0, 0, 26)
         seen: dict[Card, int] = {}
         cells = [EMPTY] * CELLS
-        for r, (line, tokens) in enumerate(rows):
+        for r, (at, tokens) in enumerate(rows):
             if len(tokens) != SIZE:
-                raise BadLayout(f"line {line}: a grid row has {SIZE} cells (a card or '..'), found {len(tokens)}")
+                raise BadLayout(f"line {at}: a grid row has {SIZE} cells (a card or '..'), found {len(tokens)}")
             for c, token in enumerate(tokens):
                 if token != "..":
                     cells[c * SIZE + r] = parse_cards([token], seen)[0]
@@ -537,17 +541,17 @@ class ChrisCrossPairs(Game[ChrisCrossState]):
 
         emptied = 0
         if "emptied" in headers:
-            line, value = headers["emptied"]
+            at, value = headers["emptied"]
             for name in value.split():
                 if name.lower() not in CELL_INDEX:
-                    raise BadLayout(f"line {line}: {name!r} is no cell (a1 to e5)")
+                    raise BadLayout(f"line {at}: {name!r} is no cell (a1 to e5)")
                 emptied |= 1 << CELL_INDEX[name.lower()]
         slid = 0
         if "slid" in headers:
-            line, value = headers["slid"]
+            at, value = headers["slid"]
             for card in parse_cards(value.split()):
                 if card not in grid:
-                    raise BadLayout(f"line {line}: slid card {TEXT[card]} is not in the grid")
+                    raise BadLayout(f"line {at}: slid card {TEXT[card]} is not in the grid")
                 slid |= 1 << grid.index(card)
         if emptied.bit_count() % 2 or emptied.bit_count() > 2 * round_casts:
             raise BadLayout(
@@ -594,4 +598,4 @@ class ChrisCrossPairs(Game[ChrisCrossState]):
         return super().parse_move(text)
 
 
-CHRIS_CROSS_PAIRS = register(ChrisCrossPairs())
+CHRIS_CROSS_PAIRS: Final = register(ChrisCrossPairs())

@@ -73,7 +73,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, RANK_CHARS, TEXT, Card, parse_cards, standard_deck
@@ -81,24 +81,24 @@ from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import check_seed, shuffle
 
-ROWS = 4
-COLS = 13
-CELLS = ROWS * COLS
-MAX_REDEALS = 2
-GAP = -1
-GAP_TEXT = "--"
-ROW_NAMES = "abcd"
-CELL_NAMES = tuple(f"{ROW_NAMES[i // COLS]}{i % COLS + 1}" for i in range(CELLS))
-_CELL_INDEX = {name: i for i, name in enumerate(CELL_NAMES)}
-ACES = tuple(c for c in standard_deck() if RANK[c] == 1)
-REDEAL = Move("redeal")
-FILL = tuple(Move("fill", name) for name in CELL_NAMES)
+ROWS: Final = 4
+COLS: Final = 13
+CELLS: Final = ROWS * COLS
+MAX_REDEALS: Final = 2
+GAP: Final = -1
+GAP_TEXT: Final = "--"
+ROW_NAMES: Final = "abcd"
+CELL_NAMES: Final = tuple(f"{ROW_NAMES[i // COLS]}{i % COLS + 1}" for i in range(CELLS))
+_CELL_INDEX: Final = {name: i for i, name in enumerate(CELL_NAMES)}
+ACES: Final = tuple(c for c in standard_deck() if RANK[c] == 1)
+REDEAL: Final = Move("redeal")
+FILL: Final = tuple(Move("fill", name) for name in CELL_NAMES)
+_FILL_INDEX: Final = {move: i for i, move in enumerate(FILL)}
 # A gap's left neighbour takes a card after it unless it is a gap (GAP) or a king.
-_BLOCKS = frozenset([GAP, *(c for c in standard_deck() if RANK[c] == 13)])
-_CELL_OF: dict[str | None, Card] = {None: GAP, **{TEXT[c]: c for c in standard_deck() if RANK[c] != 1}}
+_BLOCKS: Final = frozenset([GAP, *(c for c in standard_deck() if RANK[c] == 13)])
+_CELL_OF: Final[dict[str | None, Card]] = {None: GAP, **{TEXT[c]: c for c in standard_deck() if RANK[c] != 1}}
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class GapsState:
     options: Options
@@ -107,6 +107,9 @@ class GapsState:
     redeals: int  # redeals made so far (0 to 2)
     seed: int  # the deal's seed: redeals shuffle with it; never shown in the view
     ended: Ending | None = None
+
+
+fast_init(GapsState)
 
 
 def _run_lengths(cells: tuple[Card, ...]) -> list[int]:
@@ -127,7 +130,7 @@ def _fillable(cells: tuple[Card, ...], gaps: tuple[int, ...]) -> bool:
 
 
 # The four gaps, ascending, when every one is in the last column (one per row).
-_LAST_COLUMN = tuple(row * COLS + COLS - 1 for row in range(ROWS))
+_LAST_COLUMN: Final = tuple(row * COLS + COLS - 1 for row in range(ROWS))
 
 
 def _settle(state: GapsState) -> GapsState:
@@ -179,8 +182,9 @@ class Gaps(Game[GapsState]):
         return moves
 
     def _apply(self, state: GapsState, move: Move) -> GapsState:
-        if move.kind == "fill" and not move.dst and not move.count and move.src in _CELL_INDEX:
-            return self._fill(state, _CELL_INDEX[move.src])
+        dst = _FILL_INDEX.get(move, -1)
+        if dst >= 0:
+            return self._fill(state, dst)
         if move == REDEAL:
             return self._redeal(state)
         raise BadMove(
@@ -361,4 +365,4 @@ class Gaps(Game[GapsState]):
         return super().parse_move(text)
 
 
-GAPS = register(Gaps())
+GAPS: Final = register(Gaps())

@@ -90,7 +90,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, RED, SUIT, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
@@ -98,56 +98,57 @@ from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle, shuffle_drawn
 
-PILES = 8
-RESERVE_SIZE = 5
-PILE_NAMES = tuple(f"t{i + 1}" for i in range(PILES))
-RESERVE_NAMES = ("r1", "r2")
-WASTE = "w"
-FOUNDATION = "f"
+PILES: Final = 8
+RESERVE_SIZE: Final = 5
+PILE_NAMES: Final = tuple(f"t{i + 1}" for i in range(PILES))
+RESERVE_NAMES: Final = ("r1", "r2")
+WASTE: Final = "w"
+FOUNDATION: Final = "f"
 # Single-card sources, indexed 0 (r1), 1 (r2), 2 (w).
-SINGLE_NAMES = (*RESERVE_NAMES, WASTE)
-PLACES = (*RESERVE_NAMES, WASTE, FOUNDATION, *PILE_NAMES)
-_CARD = {TEXT[c]: c for c in range(52)}
-_PILE_INDEX = {name: i for i, name in enumerate(PILE_NAMES)}
-_RESERVE_INDEX = {name: i for i, name in enumerate(RESERVE_NAMES)}
-_PLACE_SET = frozenset(PLACES)
-_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
-MAX_RUN = 13
+SINGLE_NAMES: Final = (*RESERVE_NAMES, WASTE)
+PLACES: Final = (*RESERVE_NAMES, WASTE, FOUNDATION, *PILE_NAMES)
+_CARD: Final = {TEXT[c]: c for c in range(52)}
+_PILE_INDEX: Final = {name: i for i, name in enumerate(PILE_NAMES)}
+_RESERVE_INDEX: Final = {name: i for i, name in enumerate(RESERVE_NAMES)}
+_PLACE_SET: Final = frozenset(PLACES)
+_SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
+MAX_RUN: Final = 13
 
-TURN = Move("turn")
-SINGLE_TO_F = tuple(Move("move", name, FOUNDATION) for name in SINGLE_NAMES)
-PILE_TO_F = tuple(Move("move", name, FOUNDATION) for name in PILE_NAMES)
-SINGLE_TO_PILE = tuple(tuple(Move("move", src, dst) for dst in PILE_NAMES) for src in SINGLE_NAMES)
-# PILE_TO_PILE[i][j][m]: the top m cards of pile i onto pile j (index 0 unused).
-PILE_TO_PILE = tuple(
-    tuple((None, *(Move("move", src, dst, m) for m in range(1, MAX_RUN + 1))) for dst in PILE_NAMES)
-    for src in PILE_NAMES
+TURN: Final = Move("turn")
+SINGLE_TO_F: Final = tuple(Move("move", name, FOUNDATION) for name in SINGLE_NAMES)
+PILE_TO_F: Final = tuple(Move("move", name, FOUNDATION) for name in PILE_NAMES)
+SINGLE_TO_PILE: Final = tuple(tuple(Move("move", src, dst) for dst in PILE_NAMES) for src in SINGLE_NAMES)
+# PILE_TO_PILE[i][j][m]: the top m cards of pile i onto pile j (index 0, no card, unused).
+PILE_TO_PILE: Final = tuple(
+    tuple(tuple(Move("move", src, dst, m) for m in range(MAX_RUN + 1)) for dst in PILE_NAMES) for src in PILE_NAMES
 )
 
 # PARENTS[c]: the cards c may be built on (one rank higher, the other colour).
-PARENTS: tuple[tuple[Card, ...], ...] = tuple(
+PARENTS: Final[tuple[tuple[Card, ...], ...]] = tuple(
     tuple(d for d in range(52) if RANK[d] == RANK[c] + 1 and RED[d] != RED[c]) for c in range(52)
 )
 # KEY[c]: the rank, plus 14 if rank + (1 if red) is odd. That parity is the same for every card
 # of a sequence and the card under it, so c may lie on d exactly when KEY[d] == KEY[c] + 1.
-KEY: tuple[int, ...] = tuple(RANK[c] + 14 * ((RANK[c] + RED[c]) % 2) for c in range(52))
+KEY: Final[tuple[int, ...]] = tuple(RANK[c] + 14 * ((RANK[c] + RED[c]) % 2) for c in range(52))
 # HOME[c]: how many cards of c's suit the foundation must hold for c to go there.
-HOME: tuple[int, ...] = tuple(RANK[c] - 1 for c in range(52))
+HOME: Final[tuple[int, ...]] = tuple(RANK[c] - 1 for c in range(52))
 # ONTO[c * 52 + d]: card c may lie on card d in a pile.
-ONTO: tuple[bool, ...] = tuple(d in PARENTS[c] for c in range(52) for d in range(52))
+ONTO: Final[tuple[bool, ...]] = tuple(d in PARENTS[c] for c in range(52) for d in range(52))
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class GateState:
     options: Options
     reserves: tuple[tuple[Card, ...], tuple[Card, ...]]  # r1, r2; bottom to top
     piles: tuple[tuple[Card, ...], ...]  # t1..t8; bottom to top
     runs: tuple[int, ...]  # the length of the sequence at the top of each pile (0 if empty)
-    foundations: tuple[int, int, int, int]  # cards on the C, D, H, S foundations
+    foundations: tuple[int, ...]  # cards on the C, D, H and S foundations (four)
     stock: tuple[Card, ...]  # next turned first
     waste: tuple[Card, ...]  # bottom to top
     ended: Ending | None = None
+
+
+fast_init(GateState)
 
 
 def _run(pile: tuple[Card, ...]) -> int:
@@ -362,7 +363,7 @@ class Gate(Game[GateState]):
                 raise IllegalMove(f"reserve {src} is empty")
             card = reserve[-1]
 
-        found = state.foundations
+        found: tuple[int, ...] = state.foundations
         new_piles = list(piles)
         runs = list(state.runs)
         if di is None:  # to the foundations
@@ -525,7 +526,7 @@ class Gate(Game[GateState]):
         if len(found) != 4 or len(piles) != PILES:
             raise BadLayout(f"not a player's view of {self.name}: wrong number of foundations or piles")
         shown = set(_foundation_cards(found))
-        for part in (r1, r2, waste, *piles):
+        for part in [r1, r2, waste, *piles]:
             shown.update(part)
         stock = [c for c in range(52) if c not in shown]
         if len(stock) != stock_size:
@@ -569,4 +570,4 @@ class Gate(Game[GateState]):
         return super().parse_move(" ".join(tokens))
 
 
-GATE = register(Gate())
+GATE: Final = register(Gate())

@@ -59,7 +59,7 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, Final
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, RANK_CHARS, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
@@ -67,28 +67,28 @@ from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle, shuffle_drawn
 
-PILES = 8
-FULL = 13
-DECK_SIZE = 104
-WASTE = PILES  # source index of the waste
-PILE_NAMES = tuple(f"p{i + 1}" for i in range(PILES))
-SOURCE_NAMES = (*PILE_NAMES, "w")
-_PILE_INDEX = {name: i for i, name in enumerate(PILE_NAMES)}
-_SOURCE_INDEX = {name: i for i, name in enumerate(SOURCE_NAMES)}
-TURN = Move("turn")
+PILES: Final = 8
+FULL: Final = 13
+DECK_SIZE: Final = 104
+WASTE: Final = PILES  # source index of the waste
+PILE_NAMES: Final = tuple(f"p{i + 1}" for i in range(PILES))
+SOURCE_NAMES: Final = (*PILE_NAMES, "w")
+_PILE_INDEX: Final = {name: i for i, name in enumerate(PILE_NAMES)}
+_SOURCE_INDEX: Final = {name: i for i, name in enumerate(SOURCE_NAMES)}
+_LINES: Final = ("stock", "waste", *PILE_NAMES)  # the layout's line names
+TURN: Final = Move("turn")
 # MOVES[src][dst]: src 0-7 are piles, 8 the waste; dst 0-7 are piles.
-MOVES = tuple(tuple(Move("move", s, d) for d in PILE_NAMES) for s in SOURCE_NAMES)
+MOVES: Final = tuple(tuple(Move("move", s, d) for d in PILE_NAMES) for s in SOURCE_NAMES)
 # ACCEPTS[c]: the rank a card needs to go on top of card c (one higher, K takes A).
 ACCEPTS: tuple[int, ...] = tuple(RANK[c] % 13 + 1 for c in range(DECK_SIZE))
-_FULL_DECK = standard_deck(decks=2)
-_DECODE = {MOVES[s][d]: (s, d) for s in range(PILES + 1) for d in range(PILES)}
+_FULL_DECK: Final = standard_deck(decks=2)
+_DECODE: Final = {MOVES[s][d]: (s, d) for s in range(PILES + 1) for d in range(PILES)}
 # _BY_MASK[src][mask]: the moves from src to the piles whose bits are set in mask, pile 1 first.
-_BY_MASK = tuple(
+_BY_MASK: Final = tuple(
     tuple(tuple(row[d] for d in range(PILES) if mask >> d & 1) for mask in range(1 << PILES)) for row in MOVES
 )
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class GermanPatienceState:
     options: Options
@@ -96,6 +96,9 @@ class GermanPatienceState:
     stock: tuple[Card, ...]  # face down, next turned first
     waste: tuple[Card, ...]  # face up, bottom to top
     ended: Ending | None = None
+
+
+fast_init(GermanPatienceState)
 
 
 def _has_move(piles: tuple[tuple[Card, ...], ...], waste: tuple[Card, ...]) -> bool:
@@ -269,7 +272,7 @@ class GermanPatience(Game[GermanPatienceState]):
                 continue
             head, colon, rest = line.partition(":")
             label = head.strip().lower()
-            if not colon or label not in ("stock", "waste", *PILE_NAMES):
+            if not colon or label not in _LINES:
                 raise BadLayout(
                     f"line {number}: expected 'Stock:', 'Waste:' or 'p1:' to 'p8:' followed by cards, not {line!r}"
                 )
@@ -281,7 +284,7 @@ class GermanPatience(Game[GermanPatienceState]):
                 raise BadLayout(f"line {number}: {error}") from None
             if label in _PILE_INDEX:
                 self._check_pile(found[label], number, label)
-        missing = [label for label in ("stock", "waste", *PILE_NAMES) if label not in found]
+        missing = [label for label in _LINES if label not in found]
         if missing:
             raise BadLayout(f"a German Patience layout needs the lines Stock, Waste and p1 to p8; missing: {missing}")
         total = sum(len(cards) for cards in found.values())
@@ -311,7 +314,7 @@ class GermanPatience(Game[GermanPatienceState]):
         return list(state.stock)
 
     def candidate_moves(self, state: GermanPatienceState) -> Iterable[Move]:
-        return [TURN, *(m for row in MOVES for m in row)]
+        return [TURN] + [m for row in MOVES for m in row]
 
     def parse_move(self, text: str) -> Move:
         tokens = text.strip().lower().split()
@@ -328,4 +331,4 @@ class GermanPatience(Game[GermanPatienceState]):
         return super().parse_move(text)
 
 
-GERMAN_PATIENCE = register(GermanPatience())
+GERMAN_PATIENCE: Final = register(GermanPatience())

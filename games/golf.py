@@ -42,7 +42,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
 from parlour.games.cards import RANK, TEXT, Card, card_count, cards_text, parse_cards, standard_deck
@@ -50,14 +50,14 @@ from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle, shuffle_drawn
 
-PILES = 7
-PILE_NAMES = tuple(f"p{i + 1}" for i in range(PILES))
-_PILE_INDEX = {name: i for i, name in enumerate(PILE_NAMES)}
-TURN = Move("turn")
-PLAY = tuple(Move("play", name) for name in PILE_NAMES)
+PILES: Final = 7
+PILE_NAMES: Final = tuple(f"p{i + 1}" for i in range(PILES))
+_PILE_INDEX: Final = {name: i for i, name in enumerate(PILE_NAMES)}
+TURN: Final = Move("turn")
+PLAY: Final = tuple(Move("play", name) for name in PILE_NAMES)
+_PLAY_INDEX: Final = {move: i for i, move in enumerate(PLAY)}
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class GolfState:
     options: Options
@@ -67,12 +67,15 @@ class GolfState:
     ended: Ending | None = None
 
 
+fast_init(GolfState)
+
+
 def _fits(card: Card, onto: Card) -> bool:
     return abs(RANK[card] - RANK[onto]) == 1
 
 
 # _NEAR[card]: the cards one rank above or below it (any suit; no wrap between K and A).
-_NEAR = tuple(frozenset(c for c in range(52) if abs(RANK[c] - RANK[top]) == 1) for top in range(52))
+_NEAR: Final = tuple(frozenset(c for c in range(52) if abs(RANK[c] - RANK[top]) == 1) for top in range(52))
 
 
 def _playable(piles: tuple[tuple[Card, ...], ...], top: Card) -> list[int]:
@@ -113,9 +116,9 @@ class Golf(Game[GolfState]):
             if not state.stock:
                 raise IllegalMove("the stock is empty")
             return _settle(GolfState(state.options, state.piles, state.stock[1:], state.waste + state.stock[:1]))
-        if move.kind != "play" or move.dst or move.count or move.src not in _PILE_INDEX:
+        i = _PLAY_INDEX.get(move, -1)
+        if i < 0:
             raise BadMove(f"golf moves are 'turn' and 'play p1' to 'play p7', not {move.text()!r}")
-        i = _PILE_INDEX[move.src]
         pile = state.piles[i]
         if not pile:
             raise IllegalMove(f"pile {i + 1} is empty")
@@ -203,4 +206,4 @@ class Golf(Game[GolfState]):
         return super().parse_move(text)
 
 
-GOLF = register(Golf())
+GOLF: Final = register(Golf())

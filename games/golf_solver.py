@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from parlour.games.base import Move
 from parlour.games.cards import RANK
@@ -61,11 +61,11 @@ from parlour.games.golf import PILES, PLAY, TURN, GolfState
 # feeders, 4 cards each), a target at most 34, and a search goes no further than a move (or a play and a run of
 # turns) that takes a slack below 0, to -17 at most; so a field holds 47 to 126 and never borrows from or
 # carries into the next.
-_INTERVALS = tuple((a, b) for a in range(1, 14) for b in range(a, 14, 2))
-_FIELD = 7
-_BIAS = 64
-_OK = sum(_BIAS << (_FIELD * k) for k in range(len(_INTERVALS)))
-_ONES = sum(1 << (_FIELD * k) for k in range(len(_INTERVALS)))  # 1 in every field
+_INTERVALS: Final = tuple((a, b) for a in range(1, 14) for b in range(a, 14, 2))
+_FIELD: Final = 7
+_BIAS: Final = 64
+_OK: Final = sum(_BIAS << (_FIELD * k) for k in range(len(_INTERVALS)))
+_ONES: Final = sum(1 << (_FIELD * k) for k in range(len(_INTERVALS)))  # 1 in every field
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ def _hall_tables() -> tuple[list[int], list[int]]:
     return need, pred
 
 
-_HALL = _hall_tables()
+_HALL: Final = _hall_tables()
 
 
 def solve(state: GolfState) -> Solution:

@@ -26,18 +26,18 @@ import hashlib
 import random
 import struct
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Final, TypeVar
 
 T = TypeVar("T")
 
-SEED_BITS = 256
-_DOMAIN = b"parlour-shuffle-v1\x00"
-_TWO64 = 1 << 64
-_FOUR_WORDS = struct.Struct(">4Q")
+SEED_BITS: Final = 256
+_DOMAIN: Final = b"parlour-shuffle-v1\x00"
+_TWO64: Final = 1 << 64
+_FOUR_WORDS: Final = struct.Struct(">4Q")
 
 
-def check_seed(seed: int) -> int:
-    """Return ``seed`` if it is usable, else raise ``ValueError`` saying why."""
+def check_seed(seed: object) -> int:
+    """Return ``seed`` if it is usable, else raise ``ValueError`` saying why (any object may be checked)."""
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"a seed is a whole number, not {type(seed).__name__}")
     if not 0 <= seed < 1 << SEED_BITS:
@@ -50,9 +50,9 @@ class Stream:
 
     __slots__ = ("_block", "_key", "_words")
 
-    def __init__(self, seed: int, context: str) -> None:
-        check_seed(seed)
-        self._key = hashlib.sha256(_DOMAIN + seed.to_bytes(32, "big") + context.encode()).digest()
+    def __init__(self, seed: object, context: str) -> None:
+        number = check_seed(seed)
+        self._key = hashlib.sha256(_DOMAIN + number.to_bytes(32, "big") + context.encode()).digest()
         self._block = 0
         self._words: list[int] = []
 
@@ -77,7 +77,7 @@ class Stream:
 
 # _LIMITS[n]: the first word ``below(n)`` rejects, for the deck sizes the games shuffle.
 _LIMITS = tuple(_TWO64 - _TWO64 % n if n else 0 for n in range(106))
-_COUNTERS = tuple(b.to_bytes(8, "big") for b in range(27))  # block numbers as 8 bytes, for up to 105 items
+_COUNTERS: Final = tuple(b.to_bytes(8, "big") for b in range(27))  # block numbers as 8 bytes, for up to 105 items
 
 
 def shuffle(items: Sequence[T], seed: int, context: str) -> list[T]:

@@ -93,7 +93,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from itertools import pairwise
-from typing import Any
+from typing import Any, Final, cast
 
 from parlour.games.base import Ending, Game, Move, Option, Options, OptionValue, fast_init
 from parlour.games.cards import (
@@ -113,29 +113,29 @@ from parlour.games.errors import BadLayout, BadMove, IllegalMove
 from parlour.games.registry import register
 from parlour.games.shuffle import shuffle, shuffle_drawn
 
-COLUMNS = 7
-COLUMN_NAMES = tuple(f"c{i + 1}" for i in range(COLUMNS))
-_COLUMN_INDEX = {name: i for i, name in enumerate(COLUMN_NAMES)}
-_CARD = {TEXT[c]: c for c in range(52)}
-WASTE = "w"
-TURN_SIZE = 3
-SEQUENCES = ("alternate", "any", "suit")
-_MAX_UP = 13  # a face-up sequence holds at most K down to A
+COLUMNS: Final = 7
+COLUMN_NAMES: Final = tuple(f"c{i + 1}" for i in range(COLUMNS))
+_COLUMN_INDEX: Final = {name: i for i, name in enumerate(COLUMN_NAMES)}
+_CARD: Final = {TEXT[c]: c for c in range(52)}
+WASTE: Final = "w"
+TURN_SIZE: Final = 3
+SEQUENCES: Final = ("alternate", "any", "suit")
+_MAX_UP: Final = 13  # a face-up sequence holds at most K down to A
 
-TURN = Move("turn")
-WASTE_MOVES = tuple(Move("move", WASTE, name) for name in COLUMN_NAMES)
+TURN: Final = Move("turn")
+WASTE_MOVES: Final = tuple(Move("move", WASTE, name) for name in COLUMN_NAMES)
 # COLUMN_MOVES[i][k][n]: n cards from column i onto column k.
-COLUMN_MOVES = tuple(
+COLUMN_MOVES: Final = tuple(
     tuple(tuple(Move("move", src, dst, n) if n else None for n in range(_MAX_UP + 1)) for dst in COLUMN_NAMES)
     for src in COLUMN_NAMES
 )
 
-_RULE_WORDS = {
+_RULE_WORDS: Final = {
     "alternate": "columns build down one rank at a time in alternating colours",
     "any": "columns build down one rank at a time",
     "suit": "columns build down one rank at a time in the same suit",
 }
-_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+_SUIT_NAMES: Final = ("clubs", "diamonds", "hearts", "spades")
 
 
 def _accepts(rule: str) -> tuple[frozenset[Card], ...]:
@@ -155,12 +155,11 @@ def _accepts(rule: str) -> tuple[frozenset[Card], ...]:
     return tuple(table)
 
 
-ACCEPTS = {rule: _accepts(rule) for rule in SEQUENCES}
+ACCEPTS: Final = {rule: _accepts(rule) for rule in SEQUENCES}
 
 Columns = tuple[tuple[Card, ...], ...]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class ChanceState:
     options: Options
@@ -171,6 +170,9 @@ class ChanceState:
     waste: tuple[Card, ...]  # bottom to top
     idle: int  # turnovers since a card last moved, the deal counting as one
     ended: Ending | None = None
+
+
+fast_init(ChanceState)
 
 
 def _lay_off(
@@ -233,7 +235,11 @@ def _settle(state: ChanceState) -> ChanceState:
     ended = None
     if sum(state.found) == 52:
         ended = Ending.WON
-    elif not state.stock and not state.waste and not _any_column_move(state.up, ACCEPTS[state.options["sequence"]]):
+    elif (
+        not state.stock
+        and not state.waste
+        and not _any_column_move(state.up, ACCEPTS[cast(str, state.options["sequence"])])
+    ):
         ended = Ending.STUCK
     if ended is None:
         return state
@@ -276,7 +282,7 @@ class TheChance(Game[ChanceState]):
                 cols[c].append(deck[i])
                 i += 1
         down = tuple(tuple(col[:-1]) for col in cols)
-        up = tuple((col[-1],) for col in cols)
+        up: tuple[tuple[Card, ...], ...] = tuple((col[-1],) for col in cols)
         found = (0, 0, 0, 0)
         waste: tuple[Card, ...] = ()
         laid = _lay_off(down, up, found, waste)
@@ -285,7 +291,7 @@ class TheChance(Game[ChanceState]):
         return _settle(ChanceState(options, down, up, found, tuple(deck[i:]), waste, 1))
 
     def _legal_moves(self, state: ChanceState) -> list[Move]:
-        accepts = ACCEPTS[state.options["sequence"]]
+        accepts = ACCEPTS[cast(str, state.options["sequence"])]
         targets = []  # (column, rank of its top, the cards its top accepts) for each non-empty column
         empties = []
         ranks = 0  # bit r set: some column's top has rank r
@@ -403,7 +409,7 @@ class TheChance(Game[ChanceState]):
             if RANK[card] != KING:
                 raise IllegalMove(f"{COLUMN_NAMES[dst]} is empty and takes only a king, not {TEXT[card]}")
             return
-        rule = state.options["sequence"]
+        rule = cast(str, state.options["sequence"])
         if card not in ACCEPTS[rule][target[-1]]:
             raise IllegalMove(
                 f"{TEXT[card]} cannot go on {TEXT[target[-1]]} in {COLUMN_NAMES[dst]}: {_RULE_WORDS[rule]}"
@@ -411,7 +417,7 @@ class TheChance(Game[ChanceState]):
 
     def _score(self, state: ChanceState) -> Fraction:
         n = sum(state.found)
-        rule = state.options["sequence"]
+        rule = cast(str, state.options["sequence"])
         won = state.ended is Ending.WON
         if rule == "any":
             return Fraction(n - 20, 4)
@@ -462,7 +468,7 @@ class TheChance(Game[ChanceState]):
 
     def from_text(self, text: str, options: Mapping[str, object] | None = None) -> ChanceState:
         opts = self.resolve_options(options)
-        rule = opts["sequence"]
+        rule = cast(str, opts["sequence"])
         seen: dict[Card, int] = {}
         headers: dict[str, Any] = {}
         downs: list[tuple[Card, ...] | None] = [None] * COLUMNS
@@ -606,4 +612,4 @@ class TheChance(Game[ChanceState]):
         return super().parse_move(text)
 
 
-THE_CHANCE = register(TheChance())
+THE_CHANCE: Final = register(TheChance())
