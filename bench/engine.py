@@ -22,10 +22,18 @@ REV out into a temporary git worktree and runs each measurement in a fresh inter
 the engine found through PYTHONPATH) alternating between the two revisions, ``--rounds`` times, keeping
 each revision's best figure; the ratios (this checkout / REV) come from that one run.
 
+``--compiled`` first compiles this checkout's engine with mypyc into a temporary directory (about a minute;
+``bench/mypyc_engine.py``, which needs mypy and a C compiler), and that compiled engine is what "this
+checkout" measures, in fresh interpreters as with ``--compare``; with ``--compare REV``, REV stays pure, so
+the ratios are the compiled engine now against the pure engine then (``--compare HEAD`` for compiled against
+pure alike). Every row says ``"compiled": true`` or ``false``: whether the game's module was an extension
+module in the process that measured it (``before`` says it for REV).
+
     python bench/engine.py                 # every game, a table
     python bench/engine.py --game golf --seconds 5
     python bench/engine.py --json          # one JSON object per game
     python bench/engine.py --compare 0d4d8b5 --json
+    python bench/engine.py --compiled --compare HEAD --game golf   # compiled against pure, this checkout
 """
 
 from __future__ import annotations
@@ -159,9 +167,14 @@ def search_figures(name: str, options: dict[str, Any], seconds: float, cap: int)
 
 
 def measure(name: str, seconds: float, cap: int) -> dict[str, Any]:
-    """Every figure of one game with its default options, in this process."""
+    """Every figure of one game with its default options, in this process; ``compiled`` says whether the game's
+    module is an extension module (mypyc) rather than Python source."""
+    from parlour.games import get_game
+
     row = playouts(name, {}, seconds, cap)
     row.update(search_figures(name, {}, seconds, cap))
+    module = sys.modules[type(get_game(name)).__module__]
+    row["compiled"] = str(module.__file__).endswith((".so", ".pyd"))
     return row
 
 
@@ -185,8 +198,13 @@ def _measure_in(engine: Path, name: str, seconds: float, cap: int) -> dict[str, 
     return json.loads(done.stdout)
 
 
-def compare(names: list[str], rev: str, seconds: float, cap: int, rounds: int) -> list[dict[str, Any]]:
-    """Each game measured here and at ``rev``, alternating, best of ``rounds`` each; with ratios."""
+def compare(
+    names: list[str], rev: str, seconds: float, cap: int, rounds: int, here_engine: Path | None = None
+) -> list[dict[str, Any]]:
+    """Each game measured here and at ``rev``, alternating, best of ``rounds`` each; with ratios.
+
+    ``here_engine``: the PYTHONPATH directory whose ``parlour.games`` is "here" (the compiled engine of
+    ``--compiled``); by default this checkout's ``games/``, as REV's is."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="engine-compare-") as tmp:
         base = Path(tmp) / "checkout"
@@ -196,7 +214,7 @@ def compare(names: list[str], rev: str, seconds: float, cap: int, rounds: int) -
             capture_output=True,
         )
         try:
-            here_path = _engine_path(ROOT, Path(tmp) / "here")
+            here_path = here_engine or _engine_path(ROOT, Path(tmp) / "here")
             then_path = _engine_path(base, Path(tmp) / "then")
             for name in names:
                 here: dict[str, Any] = {}
@@ -210,7 +228,7 @@ def compare(names: list[str], rev: str, seconds: float, cap: int, rounds: int) -
                         for key in FIGURES:
                             best[key] = max(best[key], row[key])
                 row = dict(here)
-                row["before"] = {"rev": rev, **{key: then[key] for key in FIGURES}}
+                row["before"] = {"rev": rev, "compiled": then["compiled"], **{key: then[key] for key in FIGURES}}
                 row["ratio"] = {key: round(here[key] / then[key], 2) for key in FIGURES if then[key]}
                 rows.append(row)
                 if not sys.stdout.isatty():
@@ -228,22 +246,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON object per game")
     parser.add_argument("--compare", metavar="REV", help="measure REV too, in the same run, and print ratios")
     parser.add_argument("--rounds", type=int, default=2, help="with --compare: runs per revision (default 2)")
+    parser.add_argument(
+        "--compiled", action="store_true", help="measure this checkout's engine compiled with mypyc (REV stays pure)"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(measure(args.game[0], args.seconds, args.cap)))
         return 0
-    if args.compare:
-        names = args.game or _game_names_at(ROOT)
-        rows = compare(names, args.compare, args.seconds, args.cap, args.rounds)
-    else:
-        from parlour.games import game_names
+    with tempfile.TemporaryDirectory(prefix="engine-mypyc-") as tmp:
+        compiled = _compile(Path(tmp)) if args.compiled else None
+        if args.compare:
+            names = args.game or _game_names_at(ROOT)
+            rows = compare(names, args.compare, args.seconds, args.cap, args.rounds, compiled)
+        elif compiled:
+            names = args.game or _game_names_at(ROOT)
+            rows = [_measure_in(compiled, name, args.seconds, args.cap) for name in names]
+        else:
+            from parlour.games import game_names
 
-        rows = [measure(name, args.seconds, args.cap) for name in (args.game or game_names())]
+            rows = [measure(name, args.seconds, args.cap) for name in (args.game or game_names())]
+    if compiled and not all(row["compiled"] for row in rows):
+        print("the compiled engine was not the one measured (see the rows' 'compiled')", file=sys.stderr)
+        return 1
     if args.json:
         for row in rows:
             print(json.dumps(row))
         return 0
+    if compiled:
+        print("this checkout's engine compiled with mypyc" + (f"; {args.compare} pure" if args.compare else ""))
     header = f"{'game':<18} {'moves/s':>8} {'mid/s':>8} {'drawn/s':>8} {'draws/s':>8} {'mv/game':>8} {'capped':>9}"
     if args.compare:
         header += f"   ratio vs {args.compare}: fresh  mid  drawn  draws"
@@ -262,6 +293,14 @@ def main(argv: list[str] | None = None) -> int:
     if slow:
         print(f"below {TARGET_MOVES_PER_S} moves/s or {TARGET_DRAWS_PER_S} draws/s: {', '.join(slow)}", file=sys.stderr)
     return 0
+
+
+def _compile(into: Path) -> Path:
+    """This checkout's engine compiled with mypyc into ``into``; the directory to put on PYTHONPATH."""
+    from mypyc_engine import compile_engine  # bench/mypyc_engine.py, beside this script
+
+    print("compiling the engine with mypyc (about a minute)", file=sys.stderr, flush=True)
+    return compile_engine(into)
 
 
 def _game_names_at(checkout: Path) -> list[str]:
