@@ -109,6 +109,23 @@ class CarpetState:
     foundations: tuple[int, ...]  # the top rank of each suit's pile, C D H S (1 to 13)
     ended: Ending | None = None
 
+    # mypyc compiles this; plain Python replaces it with fast_init's (see fast_init).
+    def __init__(
+        self,
+        options: Options,
+        carpet: tuple[Card, ...],
+        deck: tuple[Card, ...],
+        discard: tuple[Card, ...],
+        foundations: tuple[int, ...],
+        ended: Ending | None = None,
+    ) -> None:
+        self.options = options  # type: ignore[misc]
+        self.carpet = carpet  # type: ignore[misc]
+        self.deck = deck  # type: ignore[misc]
+        self.discard = discard  # type: ignore[misc]
+        self.foundations = foundations  # type: ignore[misc]
+        self.ended = ended  # type: ignore[misc]
+
 
 fast_init(CarpetState)
 

@@ -117,6 +117,21 @@ class CheerState:
     opened: int  # bit q set once parking space p(q+1) has ever held cards
     ended: Ending | None = None
 
+    # mypyc compiles this; plain Python replaces it with fast_init's (see fast_init).
+    def __init__(
+        self,
+        options: Options,
+        piles: tuple[tuple[Card, ...], ...],
+        foundations: tuple[int, ...],
+        opened: int,
+        ended: Ending | None = None,
+    ) -> None:
+        self.options = options  # type: ignore[misc]
+        self.piles = piles  # type: ignore[misc]
+        self.foundations = foundations  # type: ignore[misc]
+        self.opened = opened  # type: ignore[misc]
+        self.ended = ended  # type: ignore[misc]
+
     @property
     def columns(self) -> tuple[tuple[Card, ...], ...]:
         return self.piles[:COLUMNS]

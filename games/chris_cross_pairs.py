@@ -174,6 +174,33 @@ class ChrisCrossState:
     casts: tuple[int, ...] = field(compare=False, repr=False)
     ended: Ending | None = None
 
+    # mypyc compiles this; plain Python replaces it with fast_init's (see fast_init).
+    def __init__(
+        self,
+        options: Options,
+        grid: tuple[Card, ...],
+        stock: tuple[Card, ...],
+        waste: tuple[Card, ...],
+        round: int,
+        phase: int,
+        round_casts: int,
+        emptied: int,
+        slid: int,
+        casts: tuple[int, ...],
+        ended: Ending | None = None,
+    ) -> None:
+        self.options = options  # type: ignore[misc]
+        self.grid = grid  # type: ignore[misc]
+        self.stock = stock  # type: ignore[misc]
+        self.waste = waste  # type: ignore[misc]
+        self.round = round  # type: ignore[misc]
+        self.phase = phase  # type: ignore[misc]
+        self.round_casts = round_casts  # type: ignore[misc]
+        self.emptied = emptied  # type: ignore[misc]
+        self.slid = slid  # type: ignore[misc]
+        self.casts = casts  # type: ignore[misc]
+        self.ended = ended  # type: ignore[misc]
+
 
 fast_init(ChrisCrossState)
 

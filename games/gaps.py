@@ -108,6 +108,23 @@ class GapsState:
     seed: int  # the deal's seed: redeals shuffle with it; never shown in the view
     ended: Ending | None = None
 
+    # mypyc compiles this; plain Python replaces it with fast_init's (see fast_init).
+    def __init__(
+        self,
+        options: Options,
+        cells: tuple[Card, ...],
+        gaps: tuple[int, ...],
+        redeals: int,
+        seed: int,
+        ended: Ending | None = None,
+    ) -> None:
+        self.options = options  # type: ignore[misc]
+        self.cells = cells  # type: ignore[misc]
+        self.gaps = gaps  # type: ignore[misc]
+        self.redeals = redeals  # type: ignore[misc]
+        self.seed = seed  # type: ignore[misc]
+        self.ended = ended  # type: ignore[misc]
+
 
 fast_init(GapsState)
 

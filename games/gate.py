@@ -147,6 +147,27 @@ class GateState:
     waste: tuple[Card, ...]  # bottom to top
     ended: Ending | None = None
 
+    # mypyc compiles this; plain Python replaces it with fast_init's (see fast_init).
+    def __init__(
+        self,
+        options: Options,
+        reserves: tuple[tuple[Card, ...], tuple[Card, ...]],
+        piles: tuple[tuple[Card, ...], ...],
+        runs: tuple[int, ...],
+        foundations: tuple[int, ...],
+        stock: tuple[Card, ...],
+        waste: tuple[Card, ...],
+        ended: Ending | None = None,
+    ) -> None:
+        self.options = options  # type: ignore[misc]
+        self.reserves = reserves  # type: ignore[misc]
+        self.piles = piles  # type: ignore[misc]
+        self.runs = runs  # type: ignore[misc]
+        self.foundations = foundations  # type: ignore[misc]
+        self.stock = stock  # type: ignore[misc]
+        self.waste = waste  # type: ignore[misc]
+        self.ended = ended  # type: ignore[misc]
+
 
 fast_init(GateState)
 

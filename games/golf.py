@@ -66,6 +66,21 @@ class GolfState:
     waste: tuple[Card, ...]  # bottom to top; never empty
     ended: Ending | None = None
 
+    # mypyc compiles this; plain Python replaces it with fast_init's (see fast_init).
+    def __init__(
+        self,
+        options: Options,
+        piles: tuple[tuple[Card, ...], ...],
+        stock: tuple[Card, ...],
+        waste: tuple[Card, ...],
+        ended: Ending | None = None,
+    ) -> None:
+        self.options = options  # type: ignore[misc]
+        self.piles = piles  # type: ignore[misc]
+        self.stock = stock  # type: ignore[misc]
+        self.waste = waste  # type: ignore[misc]
+        self.ended = ended  # type: ignore[misc]
+
 
 fast_init(GolfState)
 

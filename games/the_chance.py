@@ -171,6 +171,27 @@ class ChanceState:
     idle: int  # turnovers since a card last moved, the deal counting as one
     ended: Ending | None = None
 
+    # mypyc compiles this; plain Python replaces it with fast_init's (see fast_init).
+    def __init__(
+        self,
+        options: Options,
+        down: Columns,
+        up: Columns,
+        found: tuple[int, int, int, int],
+        stock: tuple[Card, ...],
+        waste: tuple[Card, ...],
+        idle: int,
+        ended: Ending | None = None,
+    ) -> None:
+        self.options = options  # type: ignore[misc]
+        self.down = down  # type: ignore[misc]
+        self.up = up  # type: ignore[misc]
+        self.found = found  # type: ignore[misc]
+        self.stock = stock  # type: ignore[misc]
+        self.waste = waste  # type: ignore[misc]
+        self.idle = idle  # type: ignore[misc]
+        self.ended = ended  # type: ignore[misc]
+
 
 fast_init(ChanceState)
 
