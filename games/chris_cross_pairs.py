@@ -95,9 +95,8 @@ position had just been reached.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from operator import getitem, itemgetter
 from typing import Any, Final
 
 from parlour.games.base import Ending, Game, Move, Options, OptionValue, fast_init
@@ -144,17 +143,9 @@ LINE_OF: Final = tuple(line for _, _, line in PAIRS)
 KILLS: Final = tuple((1 << a | 1 << b) if line < 0 else sum(1 << i for i in DIAGONALS[line]) for a, b, line in PAIRS)
 COLUMN_PAIR_IDS: Final = tuple((p, a, b) for p, (a, b, line) in enumerate(PAIRS) if line < 0)
 DIAGONAL_PAIR_IDS: Final = tuple(tuple((p, a, b) for p, (a, b, line) in enumerate(PAIRS) if line == d) for d in (0, 1))
+COLUMN_PAIRS: Final = tuple(tuple((p, a, b) for p, a, b in COLUMN_PAIR_IDS if a // SIZE == c) for c in range(SIZE))
 # For each cell, the slides into it: (source cell, move), the cell above first.
 SLIDES_INTO: Final = tuple(tuple((s, SLIDE[s, t]) for s in (t - 1, t + 1) if (s, t) in SLIDE) for t in range(CELLS))
-# COLUMN_KEY[i][card]: column * 16 + rank; for an empty cell (index -1) 100 + i, distinct from every other key.
-COLUMN_KEY: Final = tuple(tuple((i // SIZE) * 16 + RANK[c] for c in range(52)) + (100 + i,) for i in range(CELLS))
-DIAGONAL_GET: Final = tuple(itemgetter(*d) for d in DIAGONALS)
-ROW_GET: Final = tuple(itemgetter(*row) for row in ROWS)
-FROM_ROW_MAJOR: Final[Callable[[Sequence[Card]], tuple[Card, ...]]] = itemgetter(
-    *(r * SIZE + c for c in range(SIZE) for r in range(SIZE))
-)
-_is_card = EMPTY.__lt__  # card >= 0
-PADDING: Final = tuple((EMPTY,) * (SIZE - n) for n in range(SIZE + 1))
 CANDIDATES: Final = (*PAIR_MOVE, *SLIDE.values(), SETTLE)
 _CELL_OF: Final[dict[str | None, Card]] = {None: EMPTY, **{TEXT[c]: c for c in range(52)}}
 
@@ -207,12 +198,34 @@ fast_init(ChrisCrossState)
 
 def _casts(grid: tuple[Card, ...]) -> tuple[int, ...]:
     """The ids of the pairs that may be cast in ``grid``, in id order."""
-    keys = list(map(getitem, COLUMN_KEY, grid))
-    out = [p for p, a, b in COLUMN_PAIR_IDS if keys[a] == keys[b]] if len(set(keys)) < CELLS else []
-    for get, pairs in zip(DIAGONAL_GET, DIAGONAL_PAIR_IDS, strict=True):
-        cards = get(grid)
-        if min(cards) >= 0 and len(set(map(RANK.__getitem__, cards))) < SIZE:
-            out.extend(p for p, a, b in pairs if RANK[grid[a]] == RANK[grid[b]])
+    out: list[int] = []
+    for column in range(SIZE):
+        seen = 0  # bit r: a card of rank r stands in this column
+        for i in COLUMNS[column]:
+            card = grid[i]
+            if card >= 0:
+                bit = 1 << RANK[card]
+                if seen & bit:  # a pair: list the column's pairs
+                    for p, a, b in COLUMN_PAIRS[column]:
+                        if grid[a] >= 0 and grid[b] >= 0 and RANK[grid[a]] == RANK[grid[b]]:
+                            out.append(p)
+                    break
+                seen |= bit
+    for line in range(2):
+        seen = 0
+        pair = False
+        for i in DIAGONALS[line]:
+            card = grid[i]
+            if card < 0:  # not full: no line now
+                pair = False
+                break
+            bit = 1 << RANK[card]
+            pair = pair or bool(seen & bit)
+            seen |= bit
+        if pair:
+            for p, a, b in DIAGONAL_PAIR_IDS[line]:
+                if RANK[grid[a]] == RANK[grid[b]]:
+                    out.append(p)
     return tuple(out)
 
 
@@ -234,18 +247,22 @@ def _slides(grid: tuple[Card, ...], emptied: int, slid: int, first: bool = False
 
 def _close_rows(grid: tuple[Card, ...], rotate: bool = False) -> tuple[Card, ...]:
     """Every row closed to the left; with ``rotate``, a row of 2-4 cards also moves its first card to its end."""
-    by_rows: list[Card] = []  # row-major
-    for get in ROW_GET:
-        row = get(grid)
-        if EMPTY in row:
-            cards = tuple(filter(_is_card, row))
-            if rotate:
-                cards = cards[1:] + cards[:1]
-            by_rows += cards
-            by_rows += PADDING[len(cards)]
-        else:
-            by_rows += row
-    return FROM_ROW_MAJOR(by_rows)
+    if EMPTY not in grid:
+        return grid
+    cells = [EMPTY] * CELLS
+    for r in range(SIZE):
+        k = r  # the next cell to fill in this row (cells go column by column)
+        for i in ROWS[r]:
+            card = grid[i]
+            if card >= 0:
+                cells[k] = card
+                k += SIZE
+        if rotate and SIZE + r < k < CELLS:  # 2 to 4 cards: the first goes to the end
+            first = cells[r]
+            for j in range(r, k - SIZE, SIZE):
+                cells[j] = cells[j + SIZE]
+            cells[k - SIZE] = first
+    return tuple(cells)
 
 
 def _rows_closed(grid: tuple[Card, ...]) -> bool:
