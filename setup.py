@@ -4,7 +4,7 @@ pyproject.toml holds the metadata and the package list; this file only adds exte
 ``PARLOUR_COMPILE=1`` is set. A plain ``pip install .`` builds exactly the pure package and never needs mypy.
 The compiled build needs mypy (which brings mypyc) and a C compiler in the environment that builds:
 
-    pip install "mypy>=1.11" setuptools
+    pip install "mypy>=1.11" "setuptools>=77"
     PARLOUR_COMPILE=1 pip install --no-build-isolation .
 
 Every module of ``parlour.games`` becomes an extension module (``parlour/games/*.so``, ``.pyd`` on Windows;
@@ -36,7 +36,7 @@ def compiled_engine() -> list[Extension]:
         from mypyc.build import mypycify
     except ImportError:
         sys.exit(
-            'PARLOUR_COMPILE=1 needs mypy in the building environment: pip install "mypy>=1.11" setuptools, '
+            'PARLOUR_COMPILE=1 needs mypy in the building environment: pip install "mypy>=1.11" "setuptools>=77", '
             "then PARLOUR_COMPILE=1 pip install --no-build-isolation ."
         )
     source = STAGE / "src"
