@@ -12,6 +12,7 @@ Conceding is the move ``concede``: legal in every unfinished game, never listed 
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
 import enum
 import hashlib
@@ -155,6 +156,11 @@ def _value_text(value: OptionValue) -> str:
 C = TypeVar("C", bound=type)
 
 
+def _by_fields(state: object) -> tuple[type, tuple[object, ...]]:
+    """How pickle and copy rebuild a compiled state: its class called with its fields, in order."""
+    return type(state), tuple(getattr(state, f.name) for f in dataclasses.fields(state))  # type: ignore[arg-type]
+
+
 def fast_init(cls: C) -> C:
     """Give a frozen, slotted dataclass an ``__init__`` that sets each slot through its descriptor.
 
@@ -162,7 +168,8 @@ def fast_init(cls: C) -> C:
     setting the slots directly makes the same object in about 60% of the time, and game states are
     made on every move. Same parameters, same defaults (constants only), same object. Call it on the
     class after its ``class`` statement (``@dataclass(frozen=True, slots=True)``), not as a decorator:
-    mypyc compiles a class with an unknown decorator as a plain Python class.
+    mypyc compiles a class with an unknown decorator as a plain Python class. A compiled class is
+    registered with ``copyreg`` instead, so that pickle and copy rebuild its states through ``__init__``.
 
     For mypyc, a state class also writes its ``__init__`` out (``self.field = field`` for each field,
     in order): compiled, that makes a state about eight times as fast as the dataclass's own, and a
@@ -172,6 +179,7 @@ def fast_init(cls: C) -> C:
     ``__init__`` fails at import, not only in the compiled build).
     """
     if hasattr(cls, "__mypyc_attrs__"):
+        copyreg.pickle(cls, _by_fields)
         return cls
     fields = dataclasses.fields(cls)
     written = cls.__dict__.get("__init__")

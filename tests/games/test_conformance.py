@@ -15,8 +15,11 @@ that for the games whose random playouts run to hundreds of moves): 2,400 playou
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import itertools
 import os
+import pickle
 import random
 import re
 from collections import Counter
@@ -150,3 +153,19 @@ def test_concede_and_time_out_end_any_live_game(name: str) -> None:
             over = game.end(state, why)
             assert game.outcome(over) is why and game.legal_moves(over) == []
             assert game.score(over) == game.score(state) or why is Ending.CONCEDED
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_states_pickle_copy_and_stay_frozen(name: str) -> None:
+    """Pure or compiled (mypyc), a state pickles and copies to an equal state and refuses to be changed."""
+    game = get_game(name)
+    chooser = random.Random(7)
+    state = game.deal(41)
+    for _ in range(12):
+        if (legal := game.legal_moves(state)) and state.ended is None:
+            state = game.apply(state, chooser.choice(legal))
+    for again in (pickle.loads(pickle.dumps(state)), copy.copy(state), copy.deepcopy(state)):
+        assert type(again) is type(state) and again == state
+        assert game.to_text(again) == game.to_text(state) and game.legal_moves(again) == game.legal_moves(state)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        state.ended = Ending.WON  # type: ignore[misc]
