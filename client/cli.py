@@ -38,7 +38,7 @@ from collections.abc import Coroutine, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from parlour.games import Game, GameError, game_names, get_game
+from parlour.games import Game, GameError, engine_build, game_names, get_game
 from parlour.games.shuffle import SEED_BITS, check_seed
 from parlour.protocol.tournament import MAX_MOVES, MAX_MOVES_LIMIT
 from parlour.server.logs import LOG_FORMATS
@@ -801,7 +801,9 @@ class DefaultsShown(argparse.HelpFormatter):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="parlour", description="Parlour: solitaire races.")
-    parser.add_argument("--version", action="version", version=f"parlour {package_version()}")
+    parser.add_argument(
+        "--version", action="version", version=f"parlour {package_version()} (engine: {engine_build()})"
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     games = commands.add_parser("games", help="list the games and their options")

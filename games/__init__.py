@@ -21,6 +21,12 @@ from parlour.games.errors import BadLayout, BadMove, BadOptions, GameError, Ille
 from parlour.games.registry import game_names, get_game
 from parlour.games.replay import replay
 
+
+def engine_build() -> str:
+    """How this engine was installed: ``"mypyc-compiled"`` (extension modules) or ``"pure Python"``."""
+    return "mypyc-compiled" if hasattr(Game, "__mypyc_attrs__") else "pure Python"
+
+
 __all__ = [
     "CONCEDE",
     "BadLayout",
@@ -34,6 +40,7 @@ __all__ = [
     "Option",
     "Score",
     "UnknownGame",
+    "engine_build",
     "game_names",
     "get_game",
     "parse_move",

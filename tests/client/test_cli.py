@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from parlour.client.line_play import HELP
-from parlour.games import game_names, get_game
+from parlour.games import engine_build, game_names, get_game
 
 
 def parlour(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -139,7 +139,8 @@ def test_version_is_the_installed_package_version() -> None:
     from importlib.metadata import version
 
     result = parlour("--version")
-    assert result.returncode == 0 and result.stdout.strip() == f"parlour {version('parlour')}"
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"parlour {version('parlour')} (engine: {engine_build()})"
 
 
 def test_serve_help_shows_the_defaults() -> None:

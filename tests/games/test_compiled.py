@@ -70,3 +70,12 @@ def test_the_engine_compiled_with_mypyc_passes_the_engine_tests(tmp_path: Path) 
     tail = (done.stdout + done.stderr)[-8000:]
     assert done.returncode == 0, f"the engine tests failed against the compiled engine in {lib}:\n{tail}"
     assert "compiled engine: " in done.stdout and " passed" in done.stdout, tail
+
+
+def test_the_engine_says_how_it_was_built() -> None:
+    """``engine_build`` (shown by ``parlour --version``) matches what the modules are, pure or compiled."""
+    import parlour.games
+    import parlour.games.golf
+
+    compiled = parlour.games.golf.__file__.endswith((".so", ".pyd"))
+    assert parlour.games.engine_build() == ("mypyc-compiled" if compiled else "pure Python")
