@@ -80,7 +80,7 @@ TURN: Final = Move("turn")
 # MOVES[src][dst]: src 0-7 are piles, 8 the waste; dst 0-7 are piles.
 MOVES: Final = tuple(tuple(Move("move", s, d) for d in PILE_NAMES) for s in SOURCE_NAMES)
 # ACCEPTS[c]: the rank a card needs to go on top of card c (one higher, K takes A).
-ACCEPTS: tuple[int, ...] = tuple(RANK[c] % 13 + 1 for c in range(DECK_SIZE))
+ACCEPTS: Final[tuple[int, ...]] = tuple(RANK[c] % 13 + 1 for c in range(DECK_SIZE))
 _FULL_DECK: Final = standard_deck(decks=2)
 _DECODE: Final = {MOVES[s][d]: (s, d) for s in range(PILES + 1) for d in range(PILES)}
 # _BY_MASK[src][mask]: the moves from src to the piles whose bits are set in mask, pile 1 first.
