@@ -40,7 +40,7 @@ REPLICAS = 3  # server replicas behind the proxy (a race across replicas needs t
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "deploy" / "compose.yaml"
 IMAGE_TAG = "test"  # the image is parlour:test
-MOVES_BEFORE_RESTART = 5  # each racer's moves before the restart; a Golf game has at least 17
+MOVES_BEFORE_RESTART = 5  # each racer's moves before the restart (then it waits for it); a Golf game has at least 17
 PACE = 0.1  # seconds between two moves of a racer, so the restart falls in the middle of the race
 UNAVAILABLE_FOR = 60.0  # seconds a request answered `unavailable` is sent again (see `retried`)
 APART_ATTEMPTS = 20  # connections tried, at most, to put the second racer on another replica than the first
@@ -260,6 +260,7 @@ class Racer:
         self.acked: list[list[Any]] = []
         self.acked_at: list[float] = []  # the event loop's clock at each ack
         self.halfway = asyncio.Event()  # set after MOVES_BEFORE_RESTART moves
+        self.go_on = asyncio.Event()  # the racer waits for it after MOVES_BEFORE_RESTART moves
         self.refused = 0
 
     async def play(self) -> None:
@@ -280,11 +281,21 @@ class Racer:
             assert self.seq == len(self.acked)
             if len(self.acked) == MOVES_BEFORE_RESTART:
                 self.halfway.set()
+                await self.go_on.wait()
             await asyncio.sleep(PACE)
 
     def longest_wait(self) -> float:
         """The longest time between two acks, less the PACE the racer waits between moves."""
         return max(after - before for before, after in zip(self.acked_at, self.acked_at[1:], strict=False)) - PACE
+
+
+async def ann_told(ann: Player, restart: asyncio.Task[str]) -> None:
+    """Until ``ann`` is told her replica is stopping (a TimeoutError after 60 s, or the restart's own error)."""
+    told = asyncio.create_task(ann.first(Error, where=shutting_down, timeout=60))
+    await asyncio.wait([told, restart], return_when=asyncio.FIRST_COMPLETED)
+    if not told.done():  # the restart ended (or failed) first: ann must have been told by then
+        restart.result()
+    await told
 
 
 async def test_a_race_through_the_proxy_reaches_its_results_while_a_replica_restarts(stack: Stack) -> None:
@@ -306,7 +317,13 @@ async def test_a_race_through_the_proxy_reaches_its_results_while_a_replica_rest
     node_before = node_of(ann.server)
     loop = asyncio.get_running_loop()
     restart_began = loop.time()  # SIGTERM, then the same container starts again
-    await asyncio.to_thread(run, ["podman", "restart", "--time", "20", replica], 60)
+    restart = asyncio.create_task(asyncio.to_thread(run, ["podman", "restart", "--time", "20", replica], 60))
+    # The racers go on once ann is told her replica is stopping, so her game is still running then however
+    # long podman takes to send the SIGTERM, and their moves meet the replica as it stops and starts again.
+    await ann_told(heard[0], restart)
+    for racer in racers:
+        racer.go_on.set()
+    await restart
     restarted = loop.time() - restart_began
     await asyncio.wait_for(asyncio.gather(*playing), 120)
 
