@@ -182,13 +182,11 @@ def fast_init(cls: C) -> C:
         copyreg.pickle(cls, _by_fields)
         return cls
     fields = dataclasses.fields(cls)
-    written = cls.__dict__.get("__init__")
-    if written is not None:
-        wanted = [(f.name, f.default) for f in fields]
-        given = list(inspect.signature(written).parameters.values())[1:]  # after self
-        found = [(p.name, dataclasses.MISSING if p.default is p.empty else p.default) for p in given]
-        if found != wanted:
-            raise TypeError(f"{cls.__name__}.__init__ must take the fields, in order, with their defaults: {wanted}")
+    wanted = [(f.name, f.default) for f in fields]
+    given = list(inspect.signature(cls.__dict__["__init__"]).parameters.values())[1:]  # after self
+    found = [(p.name, dataclasses.MISSING if p.default is p.empty else p.default) for p in given]
+    if found != wanted:
+        raise TypeError(f"{cls.__name__}.__init__ must take the fields, in order, with their defaults: {wanted}")
     if not getattr(cls, "__slots__", None) or hasattr(cls, "__post_init__"):
         raise TypeError(f"fast_init takes a slotted dataclass without __post_init__, not {cls.__name__}")
     namespace: dict[str, Any] = {}
