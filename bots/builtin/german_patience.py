@@ -103,16 +103,6 @@ def _greedy(piles: list[Pile], waste: list[int]) -> Step | None:
     return None
 
 
-def _apply(piles: list[Pile], waste: list[int], step: Step) -> None:
-    source, target = step
-    if source == WASTE:
-        rank = waste.pop()
-    else:
-        rank, n = piles[source]
-        piles[source] = (_below(rank), n - 1) if n > 1 else (0, 0)
-    piles[target] = (rank, piles[target][1] + 1)
-
-
 class _Position:
     """A player's view of German Patience in ranks."""
 
@@ -184,8 +174,9 @@ class Search(Bot):
         return move if move in turn.moves else CONCEDE
 
 
-def _steps(piles: tuple[Pile, ...], waste: tuple[int, ...]) -> list[Step]:
-    """The moves from here: the waste top first, then each pile's top, each to the piles that take it in order.
+def _successors(piles: tuple[Pile, ...], waste: tuple[int, ...]) -> list[tuple[Step, Position]]:
+    """The moves from here, each with the position it leads to: the waste top first, then each pile's top, each
+    to the piles that take it in order.
 
     Of several empty piles only the first is a destination: the others lead to the same position
     with the piles in another order.
@@ -198,17 +189,27 @@ def _steps(piles: tuple[Pile, ...], waste: tuple[int, ...]) -> list[Step]:
                 empty = d
         elif n < FULL:
             takers.setdefault(top % 13 + 1, []).append(d)
-    steps: list[Step] = []
-    sources = [(WASTE, waste[-1])] if waste else []
-    sources += [(i, top) for i, (top, n) in enumerate(piles) if n]
+    if empty >= 0:
+        takers = {rank: sorted((*places, empty)) for rank, places in takers.items()}
+    anywhere = [empty] if empty >= 0 else []  # where a rank no pile wants may go
+    out: list[tuple[Step, Position]] = []
+    if waste:
+        rank = waste[-1]
+        left = waste[:-1]
+        for d in takers.get(rank, anywhere):
+            after = list(piles)
+            after[d] = (rank, piles[d][1] + 1)
+            out.append(((WASTE, d), (tuple(after), left)))
     # A pile never takes its own top (it wants one rank higher) and is not empty, so it is never its own destination.
-    for source, rank in sources:
-        places = takers.get(rank, ())
-        if empty < 0:
-            steps += [(source, d) for d in places]
-        else:
-            steps += [(source, d) for d in sorted((*places, empty))]
-    return steps
+    for s, (rank, n) in enumerate(piles):
+        if n:
+            rest = (_below(rank), n - 1) if n > 1 else (0, 0)
+            for d in takers.get(rank, anywhere):
+                after = list(piles)
+                after[s] = rest
+                after[d] = (rank, piles[d][1] + 1)
+                out.append(((s, d), (tuple(after), waste)))
+    return out
 
 
 Position = tuple[tuple[Pile, ...], tuple[int, ...]]  # piles, waste
@@ -231,11 +232,8 @@ def _spread(start: Position, cap: int) -> dict[Key, tuple[Position, Key | None, 
     todo = deque([(first, start)])
     while todo and len(found) < cap:
         key, (here, rest) = todo.popleft()
-        for step in _steps(here, rest):
-            after, left = list(here), list(rest)
-            _apply(after, left, step)
-            position = (tuple(after), tuple(left))
-            reached = _key(position)
+        for step, position in _successors(here, rest):
+            reached = (tuple(sorted(position[0])), position[1])
             if reached not in found:
                 found[reached] = (position, key, step)
                 todo.append((reached, position))
@@ -344,11 +342,8 @@ def _reach(start: Position, cap: int) -> list[Position]:
     todo = [start]
     while todo and len(found) < cap:
         here, rest = todo.pop()
-        for step in reversed(_steps(here, rest)):
-            after, left = list(here), list(rest)
-            _apply(after, left, step)
-            position = (tuple(after), tuple(left))
-            reached = _key(position)
+        for _, position in reversed(_successors(here, rest)):
+            reached = (tuple(sorted(position[0])), position[1])
             if reached not in found:
                 found[reached] = position
                 todo.append(position)

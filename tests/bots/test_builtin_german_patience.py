@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from parlour.bots.arena import play
 from parlour.bots.base import Bot, Turn
-from parlour.bots.builtin.german_patience import Greedy, Search, _beam_key, _steps, ceiling
+from parlour.bots.builtin.german_patience import Greedy, Search, _beam_key, _successors, ceiling
 from parlour.games import Ending, Move, get_game
 from parlour.games.cards import RANK
 from parlour.games.german_patience import SOURCE_NAMES, GermanPatienceState
@@ -77,24 +77,30 @@ def test_ceiling_reaches_a_win_in_sight_and_beats_greedy() -> None:
 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32), plies=st.integers(0, 300))
-def test_the_steps_are_the_legal_moves_with_one_empty_pile(seed: int, plies: int) -> None:
+def test_the_successors_are_the_legal_moves_with_one_empty_pile_and_where_they_lead(seed: int, plies: int) -> None:
     # After some random play, the search's steps are the game's legal moves other than the turn, except
-    # that of several empty piles only the first is a destination (the others give the same position).
+    # that of several empty piles only the first is a destination (the others give the same position), and
+    # each leads to the position the engine reaches by that move.
     rng = random.Random(seed)
     state = GP.deal(seed)
     for _ in range(plies):
         if state.ended is not None:
             break
         state = GP.apply(state, rng.choice(GP.legal_moves(state)))
-    piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
-    waste = tuple(RANK[c] for c in state.waste)
+
+    def position(state: GermanPatienceState) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+        piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
+        return piles, tuple(RANK[c] for c in state.waste)
+
     empty = [i for i, pile in enumerate(state.piles) if not pile]
-    legal = [
-        (SOURCE_NAMES.index(m.src), SOURCE_NAMES.index(m.dst))
+    legal = {
+        (SOURCE_NAMES.index(m.src), SOURCE_NAMES.index(m.dst)): position(GP.apply(state, m))
         for m in GP.legal_moves(state)
         if m.kind == "move" and SOURCE_NAMES.index(m.dst) not in empty[1:]
-    ]
-    assert sorted(_steps(piles, waste)) == sorted(legal)
+    }
+    successors = _successors(*position(state))
+    assert len(successors) == len(legal)
+    assert dict(successors) == legal
 
 
 def test_the_beam_tells_positions_apart_by_tops_and_waste_alone() -> None:
