@@ -11,6 +11,13 @@ measurements under the same machine conditions, and medians keep one slow moment
 this machine (its speed drifts) from standing for the whole run. ``p99_ms_pooled`` is
 the 99th percentile of every move of every round together, for comparison.
 
+Where the time goes (Linux, from ``/proc``; ``null`` elsewhere): the CPU time each process
+spent per move, median over the rounds, in microseconds: ``server_us`` (the ``parlour
+serve`` process), ``redis_us`` (its child processes: the embedded Redis) and ``client_us``
+(this process, the racers); ``echo_server_us`` and ``echo_client_us`` per echoed message.
+A server that keeps one core busy manages at most 1e6 / ``server_us`` moves a second, and
+the echo server 1e6 / ``echo_server_us`` messages: their quotient bounds ``ratio``.
+
     python bench/load.py                     # N = 10, 100, 500; 3 rounds of 4 s + 4 s each
     python bench/load.py --n 100 --seconds 30 --rounds 5 --json
 """
@@ -62,6 +69,52 @@ def start_process(command: list[str], ready: str) -> subprocess.Popen[str]:
     raise RuntimeError(f"{command[0]} did not start")
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User and system CPU time of process ``pid`` so far, from ``/proc`` (``None`` where there is none)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # after the command name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_seconds(pid: int) -> float | None:
+    """The CPU time of the live child processes of ``pid`` (the server's embedded Redis), from ``/proc``."""
+    total = None
+    for entry in Path("/proc").iterdir() if Path("/proc/self/stat").exists() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
+            total = (total or 0.0) + (cpu_seconds(int(entry.name)) or 0.0)
+    return total
+
+
+class CpuMeter:
+    """CPU time per unit of work of the given processes, and of this one, over one measurement."""
+
+    def __init__(self, server: int, children_of: int | None = None) -> None:
+        self.server, self.children_of = server, children_of
+
+    def snapshot(self) -> tuple[float | None, float | None, float]:
+        children = children_cpu_seconds(self.children_of) if self.children_of is not None else None
+        return cpu_seconds(self.server), children, time.process_time()
+
+    @staticmethod
+    def per_unit(
+        before: tuple[float | None, float | None, float], after: tuple[float | None, float | None, float], units: int
+    ) -> tuple[float | None, ...]:
+        """Microseconds per unit for each figure of the snapshots (``None`` where one is missing)."""
+        return tuple(
+            None if a is None or b is None or not units else (b - a) * 1e6 / units
+            for a, b in zip(before, after, strict=True)
+        )
+
+
 def stop_process(process: subprocess.Popen[str]) -> None:
     process.send_signal(signal.SIGTERM)
     try:
@@ -80,8 +133,8 @@ async def echo_server(port: int) -> None:
         await asyncio.Event().wait()
 
 
-async def run_echo(url: str, n: int, seconds: float) -> float:
-    """Round trips per second of ``n`` connections echoing a small msgpack map."""
+async def run_echo(url: str, n: int, seconds: float) -> tuple[float, int]:
+    """Round trips per second of ``n`` connections echoing a small msgpack map, and how many."""
     conns = [await websockets.connect(url, compression=None) for _ in range(n)]
     done = 0
     deadline = time.perf_counter() + seconds
@@ -97,7 +150,7 @@ async def run_echo(url: str, n: int, seconds: float) -> float:
     await asyncio.gather(*(loop(ws) for ws in conns))
     elapsed = time.perf_counter() - start
     await asyncio.gather(*(ws.close() for ws in conns))
-    return done / elapsed
+    return done / elapsed, done
 
 
 class Racer:
@@ -188,14 +241,22 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
         p50s: list[float] = []
         p99s: list[float] = []
         latencies: list[float] = []
+        server_cpu, echo_cpu = CpuMeter(server.pid, children_of=server.pid), CpuMeter(echo.pid)
+        racer_costs: list[tuple[float | None, ...]] = []  # server, redis, client: µs a move
+        echo_costs: list[tuple[float | None, ...]] = []  # echo server, (none), client: µs a message
         try:
             for _ in range(rounds):
+                before = server_cpu.snapshot()
                 rate, round_latencies = asyncio.run(run_racers(f"ws://127.0.0.1:{port}", n, seconds / rounds, game))
+                racer_costs.append(CpuMeter.per_unit(before, server_cpu.snapshot(), len(round_latencies)))
                 moves.append(rate)
                 p50s.append(percentile(round_latencies, 50))
                 p99s.append(percentile(round_latencies, 99))
                 latencies += round_latencies
-                echoes.append(asyncio.run(run_echo(f"ws://127.0.0.1:{echo_port}", n, seconds / rounds)))
+                before = echo_cpu.snapshot()
+                echo_rate, echoed = asyncio.run(run_echo(f"ws://127.0.0.1:{echo_port}", n, seconds / rounds))
+                echo_costs.append(CpuMeter.per_unit(before, echo_cpu.snapshot(), echoed))
+                echoes.append(echo_rate)
         finally:
             stop_process(server)
             stop_process(echo)
@@ -211,7 +272,17 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
         "rounds": rounds,
         "p99_ms_rounds": [round(x * 1000, 2) for x in p99s],
         "p99_ms_pooled": round(percentile(latencies, 99) * 1000, 2),
+        "server_us": _median_us(racer_costs, 0),
+        "redis_us": _median_us(racer_costs, 1),
+        "client_us": _median_us(racer_costs, 2),
+        "echo_server_us": _median_us(echo_costs, 0),
+        "echo_client_us": _median_us(echo_costs, 2),
     }
+
+
+def _median_us(costs: list[tuple[float | None, ...]], index: int) -> float | None:
+    figures = [c[index] for c in costs if c[index] is not None]
+    return round(statistics.median(figures), 1) if figures else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -227,7 +298,10 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(echo_server(args.echo_server))
         return 0
     if not args.json:
-        header = f"{'N':>5} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'echo/s':>9} {'ratio':>6}  p99 ms by round"
+        header = (
+            f"{'N':>5} {'moves/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'echo/s':>9} {'ratio':>6} "
+            f"{'server us':>9} {'echo us':>8}  p99 ms by round"
+        )
         print(f"{header}   ({args.game}, {os.cpu_count()} cpus)")
     for n in args.n or [10, 100, 500]:
         row = measure(n, args.seconds, args.game, args.rounds)
@@ -236,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(
                 f"{n:>5} {row['moves_per_s']:>9} {row['p50_ms']:>8} {row['p99_ms']:>8} {row['echo_per_s']:>9} "
-                f"{row['ratio']:>6}  {' '.join(str(x) for x in row['p99_ms_rounds'])}",
+                f"{row['ratio']:>6} {row['server_us']!s:>9} {row['echo_server_us']!s:>8}  "
+                f"{' '.join(str(x) for x in row['p99_ms_rounds'])}",
                 flush=True,
             )
     return 0
