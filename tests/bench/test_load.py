@@ -20,7 +20,9 @@ def test_load_bench_measures_the_server_beside_the_echo_and_where_the_cpu_goes()
     assert row["ratio"] == round(row["moves_per_s"] / row["echo_per_s"], 3)
     assert 0 < row["p50_ms"] <= row["p99_ms"] and len(row["p99_ms_rounds"]) == 2
     if Path("/proc/self/stat").exists():  # the CPU split comes from /proc
-        for key in ("server_us", "redis_us", "client_us", "echo_server_us", "echo_client_us"):
+        for key in ("server_us", "client_us", "echo_server_us", "echo_client_us"):
             assert row[key] > 0, key
+        # Redis may spend less than one clock tick (10 ms) in a round this short: it is there, maybe 0.
+        assert row["redis_us"] is not None and row["redis_us"] >= 0
         # A move costs the server more than echoing a message costs the echo server: it does all that and more.
         assert row["server_us"] > row["echo_server_us"]
