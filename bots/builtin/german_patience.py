@@ -233,7 +233,7 @@ def _spread(start: Position, cap: int) -> dict[Key, tuple[Position, Key | None, 
     while todo and len(found) < cap:
         key, (here, rest) = todo.popleft()
         for step, position in _successors(here, rest):
-            reached = (tuple(sorted(position[0])), position[1])
+            reached = _key(position)
             if reached not in found:
                 found[reached] = (position, key, step)
                 todo.append((reached, position))
@@ -343,7 +343,7 @@ def _reach(start: Position, cap: int) -> list[Position]:
     while todo and len(found) < cap:
         here, rest = todo.pop()
         for _, position in reversed(_successors(here, rest)):
-            reached = (tuple(sorted(position[0])), position[1])
+            reached = _key(position)
             if reached not in found:
                 found[reached] = position
                 todo.append(position)
