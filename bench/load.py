@@ -69,40 +69,45 @@ def start_process(command: list[str], ready: str) -> subprocess.Popen[str]:
     raise RuntimeError(f"{command[0]} did not start")
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User and system CPU time of process ``pid`` so far, from ``/proc`` (``None`` where there is none)."""
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (``None`` where there is none)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    fields = stat[stat.rindex(")") + 2 :].split()  # after the command name, which may hold spaces
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return stat[stat.rindex(")") + 2 :].split()  # the command name, in parentheses, may hold spaces
+
+
+def _cpu(fields: list[str]) -> float:
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User and system CPU time of process ``pid`` so far, from ``/proc`` (``None`` where there is none)."""
+    fields = _stat(pid)
+    return None if fields is None else _cpu(fields)
 
 
 def children_cpu_seconds(pid: int) -> float | None:
     """The CPU time of the live child processes of ``pid`` (the server's embedded Redis), from ``/proc``."""
-    total = None
-    for entry in Path("/proc").iterdir() if Path("/proc/self/stat").exists() else ():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        if int(stat[stat.rindex(")") + 2 :].split()[1]) == pid:
-            total = (total or 0.0) + (cpu_seconds(int(entry.name)) or 0.0)
+    if _stat("self") is None:
+        return None
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and (fields := _stat(entry.name)) is not None and int(fields[1]) == pid:
+            total += _cpu(fields)
     return total
 
 
 class CpuMeter:
-    """CPU time per unit of work of the given processes, and of this one, over one measurement."""
+    """CPU time per unit of work of one process (and its children, if asked), and of this one."""
 
-    def __init__(self, server: int, children_of: int | None = None) -> None:
-        self.server, self.children_of = server, children_of
+    def __init__(self, pid: int, children: bool = False) -> None:
+        self.pid, self.children = pid, children
 
     def snapshot(self) -> tuple[float | None, float | None, float]:
-        children = children_cpu_seconds(self.children_of) if self.children_of is not None else None
-        return cpu_seconds(self.server), children, time.process_time()
+        children = children_cpu_seconds(self.pid) if self.children else None
+        return cpu_seconds(self.pid), children, time.process_time()
 
     @staticmethod
     def per_unit(
@@ -241,7 +246,7 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
         p50s: list[float] = []
         p99s: list[float] = []
         latencies: list[float] = []
-        server_cpu, echo_cpu = CpuMeter(server.pid, children_of=server.pid), CpuMeter(echo.pid)
+        server_cpu, echo_cpu = CpuMeter(server.pid, children=True), CpuMeter(echo.pid)
         racer_costs: list[tuple[float | None, ...]] = []  # server, redis, client: µs a move
         echo_costs: list[tuple[float | None, ...]] = []  # echo server, (none), client: µs a message
         try:
