@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Static
 
 from parlour.client.tui.app import GameScreen, HelpScreen, PlayApp, ResultScreen
@@ -20,6 +21,7 @@ from parlour.games import Move, game_names, get_game
 
 SEED = 7
 SIZE = (80, 24)
+S = TypeVar("S", bound=Screen[Any])
 ARROWS: dict[Direction, str] = {"left": "left", "right": "right", "up": "up", "down": "down"}
 
 
@@ -37,6 +39,18 @@ async def until(pilot: object, condition: object, timeout: float = 15.0, what: s
     while not condition():  # type: ignore[operator]
         assert loop.time() < deadline, f"not within {timeout} s: {what}"
         await pilot.pause(0.05)  # type: ignore[attr-defined]
+
+
+async def until_shown(pilot: Pilot[Any], kind: type[S], timeout: float = 15.0, what: str = "") -> S:
+    """Let the app run until its screen is a ``kind``, composed and mounted, and return that screen.
+
+    ``app.screen`` is the new screen as soon as it is pushed; its widgets exist only once it is mounted.
+    """
+    app = pilot.app
+    await until(pilot, lambda: isinstance(app.screen, kind) and app.screen.is_mounted, timeout, what)
+    screen = app.screen
+    assert isinstance(screen, kind)
+    return screen
 
 
 async def press_at(pilot: Pilot[None], screen: GameScreen, name: str) -> None:
@@ -186,7 +200,7 @@ async def test_no_game_given_opens_the_chooser_then_help_and_q_quits() -> None:
     app = PlayApp()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")  # the first game listed
-        await until(pilot, lambda: isinstance(app.screen, GameScreen), what="the game chosen")
+        await until_shown(pilot, GameScreen, what="the game chosen")
         assert isinstance(app.screen, GameScreen)
         assert app.screen.table.game.name == game_names()[0]
         await pilot.press("question_mark")
@@ -227,7 +241,7 @@ async def test_practice_against_a_bot_on_the_same_deal_ranks_both_games() -> Non
             _, places = keyed_move(layout, screen.table.view, screen.cursor)
             for place in places:
                 await press_at(pilot, screen, place)
-        await until(pilot, lambda: isinstance(app.screen, PracticeRaceResultScreen), timeout=20, what="the results")
+        await until_shown(pilot, PracticeRaceResultScreen, timeout=20, what="the results")
         ranking = str(app.screen.query_one("#ranking", Static).render()).splitlines()
         assert sorted(line.split(":")[0][3:] for line in ranking) == ["greedy", "you"]
         assert rival.finished and rival.opponent().finished

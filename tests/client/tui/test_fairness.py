@@ -28,8 +28,7 @@ from parlour.client.line_race import Account
 from parlour.client.tui.layouts import layout_for
 from parlour.client.tui.racing import RaceApp, RaceResultScreen, RaceScreen
 from tests.bots.helpers import BotRun, bot_online
-from tests.client.tui.test_app import keyed_move, press_at
-from tests.client.tui.test_race import until
+from tests.client.tui.test_app import keyed_move, press_at, until_shown
 from tests.conftest import ServerProcess
 
 CODE = re.compile(r"^[2-9TJQKA][CDHS]$")
@@ -100,9 +99,7 @@ async def test_the_app_shows_stores_and_logs_only_what_it_was_sent(
     app = RaceApp(lambda: line_race.connect(account), "golf", "random")
     layout = layout_for("golf")
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RaceScreen), timeout=20, what="the race starts")
-        screen = app.screen
-        assert isinstance(screen, RaceScreen)
+        screen = await until_shown(pilot, RaceScreen, timeout=20, what="the race starts")
         table = screen.race
         await pilot.pause()
         first = sent()
@@ -117,7 +114,7 @@ async def test_the_app_shows_stores_and_logs_only_what_it_was_sent(
             for place in places:
                 await press_at(pilot, screen, place)
         assert screen_cards(app) <= sent()
-        await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=30, what="the results")
+        await until_shown(pilot, RaceResultScreen, timeout=30, what="the results")
         assert checked > 5
         received = sent()
         await pilot.press("q")

@@ -23,7 +23,7 @@ from parlour.client.tui.racing import RaceResultScreen, RaceScreen
 from parlour.client.tui.room import RoomScreen
 from parlour.client.tui.settings import ANY_BOT, NO_BOT, CreateRaceScreen, RaceSettings, SettingsError, settings_from
 from tests.bots.helpers import BotRun, bot_online
-from tests.client.tui.test_app import keyed_move, press_at
+from tests.client.tui.test_app import keyed_move, press_at, until_shown
 from tests.client.tui.test_race import until
 from tests.conftest import ServerProcess, free_port
 
@@ -126,9 +126,9 @@ async def test_the_connect_screen_says_what_is_wrong_and_offers_practice(tmp_pat
         await until(pilot, lambda: "ws:// or wss://" in str(problem.render()), what="the address refused")
 
         await pilot.press("ctrl+o")
-        await until(pilot, lambda: isinstance(app.screen, ChooseGameScreen), what="the chooser")
+        await until_shown(pilot, ChooseGameScreen, what="the chooser")
         await pilot.press("enter")
-        await until(pilot, lambda: isinstance(app.screen, GameScreen), what="the game chosen")
+        await until_shown(pilot, GameScreen, what="the game chosen")
 
 
 @pytest.mark.asyncio
@@ -141,9 +141,7 @@ async def test_a_whole_race_against_a_bot_from_the_lobby(server: ServerProcess, 
     app = lobby_app(server.url, tmp_path)
     async with look, app.run_test(size=(100, 40)) as pilot:
         await pilot.press("enter")  # connect as ann
-        await until(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
-        lobby = app.screen
-        assert isinstance(lobby, LobbyScreen)
+        lobby = await until_shown(pilot, LobbyScreen, what="the lobby")
         await until(pilot, lambda: bool(lobby.races) and bool(lobby.bots), what="the lobby's races and bots")
         assert [race["game"] for race in lobby.races.values()] == ["gaps"]
         assert lobby.query_one("#races", DataTable).row_count == 1
@@ -167,9 +165,7 @@ async def test_a_whole_race_against_a_bot_from_the_lobby(server: ServerProcess, 
         await pilot.press("enter")
 
         # The room, then the race: every move chosen from the view's legal moves, by keys.
-        await until(pilot, lambda: isinstance(app.screen, RaceScreen), timeout=20, what="the race starts")
-        screen = app.screen
-        assert isinstance(screen, RaceScreen)
+        screen = await until_shown(pilot, RaceScreen, timeout=20, what="the race starts")
         table = screen.race
         layout = layout_for("golf")
         while table.view["ended"] is None and table.moves_made < 100:
@@ -181,7 +177,7 @@ async def test_a_whole_race_against_a_bot_from_the_lobby(server: ServerProcess, 
             assert table.moves_made == before + 1
         assert table.view["ended"] in ("won", "stuck")
 
-        await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=30, what="the results")
+        await until_shown(pilot, RaceResultScreen, timeout=30, what="the results")
         ranking = str(app.screen.query_one("#ranking", Static).render())
         assert "ann" in ranking and "random" in ranking
         await pilot.press("l")  # back to the lobby, where the race is no longer listed once it is finished
@@ -197,9 +193,7 @@ async def test_join_by_code_and_leave_the_room(server: ServerProcess, tmp_path: 
         app = lobby_app(server.url, tmp_path)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.press("enter")
-            await until(pilot, lambda: isinstance(app.screen, LobbyScreen), what="the lobby")
-            lobby = app.screen
-            assert isinstance(lobby, LobbyScreen)
+            lobby = await until_shown(pilot, LobbyScreen, what="the lobby")
             await until(pilot, lambda: "No race is open" in str(lobby.query_one("#bots", Static).render()))
 
             await pilot.press("j")
@@ -209,9 +203,7 @@ async def test_join_by_code_and_leave_the_room(server: ServerProcess, tmp_path: 
 
             await pilot.press("j")
             await pilot.press(*str(secret["code"]), "enter")
-            await until(pilot, lambda: isinstance(app.screen, RoomScreen), what="the room")
-            room = app.screen
-            assert isinstance(room, RoomScreen)
+            room = await until_shown(pilot, RoomScreen, what="the room")
             seats = room.query_one("#seats", Static)
             await until(pilot, lambda: "ann (ready)" in str(seats.render()), what="ann ready")
             assert "bob" in str(seats.render())

@@ -40,7 +40,7 @@ from parlour.client.tui.racing import RaceApp, RaceResultScreen, RaceScreen
 from parlour.games import IllegalMove, game_names, get_game
 from parlour.protocol.replay import commitment
 from tests.bots.helpers import BotRun, bot_online
-from tests.client.tui.test_app import drawn, keyed_move, message, path_keys, press_at, until
+from tests.client.tui.test_app import drawn, keyed_move, message, path_keys, press_at, until, until_shown
 from tests.conftest import ServerProcess
 
 SIZE = (80, 24)
@@ -158,7 +158,7 @@ async def test_a_race_against_a_bot_on_a_real_server(server: ServerProcess, tmp_
     app = RaceApp(connect, name, opponent)
     began = time.monotonic()  # before the race's start
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RaceScreen), what="the race starts")
+        await until_shown(pilot, RaceScreen, what="the race starts")
         screen = app.screen
         await until(pilot, lambda: bool(screen.query("#race")) and bool(race_text(screen)), what="the race line")
         assert isinstance(screen, RaceScreen) and isinstance(screen, GameScreen)
@@ -201,9 +201,7 @@ async def test_a_race_against_a_bot_on_a_real_server(server: ServerProcess, tmp_
         await pilot.press("c")
         await until(pilot, lambda: table.view["ended"] is not None, what="the server's answer")
         assert table.view["ended"] == "conceded"
-        await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=60, what="the race's end")
-        result = app.screen
-        assert isinstance(result, RaceResultScreen)
+        result = await until_shown(pilot, RaceResultScreen, timeout=60, what="the race's end")
         ranking = str(result.query_one("#ranking", Static).render())
         assert "ann" in ranking and opponent in ranking and len(ranking.splitlines()) == 2
         assert "Conceded." in str(result.query_one("#ending", Static).render())
@@ -222,9 +220,7 @@ async def test_undo_in_a_race_that_allows_it(server: ServerProcess, tmp_path: Pa
     layout = layout_for("golf")
     app = RaceApp(connect, "golf", "random", undo=True)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RaceScreen), what="the race starts")
-        screen = app.screen
-        assert isinstance(screen, RaceScreen)
+        screen = await until_shown(pilot, RaceScreen, what="the race starts")
         table = screen.race
         start = table.view
         assert screen.check_action("undo", ())
@@ -244,7 +240,7 @@ async def test_undo_in_a_race_that_allows_it(server: ServerProcess, tmp_path: Pa
         assert drawn(screen) == layout.board(start).places()
 
         await pilot.press("c", "c")
-        await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
+        await until_shown(pilot, RaceResultScreen, timeout=20, what="the race's end")
         await pilot.press("q")
 
 
@@ -293,9 +289,7 @@ async def test_a_move_made_from_another_connection_is_caught_up_with(server: Ser
     layout = layout_for("golf")
     app = RaceApp(connect, "golf", "random")
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: isinstance(app.screen, RaceScreen), what="the race starts")
-        screen = app.screen
-        assert isinstance(screen, RaceScreen)
+        screen = await until_shown(pilot, RaceScreen, what="the race starts")
         table = screen.race
         start = table.view
         # Another connection of the same player turns the stock; this one, behind, sends a pile's card
@@ -311,7 +305,7 @@ async def test_a_move_made_from_another_connection_is_caught_up_with(server: Ser
         assert table.view == ack.view  # caught up: the board is the other connection's
         assert drawn(screen) == layout.board(ack.view).places()
         await pilot.press("c", "c")
-        await until(pilot, lambda: isinstance(app.screen, RaceResultScreen), timeout=20, what="the race's end")
+        await until_shown(pilot, RaceResultScreen, timeout=20, what="the race's end")
 
 
 class Silent:

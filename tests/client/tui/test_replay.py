@@ -28,7 +28,7 @@ from parlour.client.tui.racing import RaceResultScreen
 from parlour.client.tui.replay import ReplayApp, ReplayScreen, SeatPanel
 from parlour.client.tui.replaying import positions_of
 from parlour.client.tui.widgets import BoardView
-from tests.client.tui.test_race import until
+from tests.client.tui.test_race import until, until_shown
 from tests.client.tui.test_replaying import engine_view
 from tests.conftest import ServerProcess
 
@@ -188,7 +188,7 @@ async def test_the_race_result_screens_s_saves_a_replay_parlour_verify_accepts_a
         await until(pilot, lambda: "Replay saved" in str(saved.render()), what="the replay saved")
         assert str(path) in str(saved.render()).replace("\n", "")
         await pilot.press("v")  # the replay on screen, over the result; Esc comes back
-        await until(pilot, lambda: isinstance(app.screen, ReplayScreen), what="the replay shown")
+        await until_shown(pilot, ReplayScreen, what="the replay shown")
         assert [panel.seat.name for panel in app.screen.query(SeatPanel)] == ["ada"]
         await pilot.press("escape")
         assert isinstance(app.screen, RaceResultScreen)

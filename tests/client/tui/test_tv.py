@@ -21,7 +21,7 @@ from parlour.client.tui.watching import SeatState, Tiling, WatchedRace, race_to_
 from parlour.client.tui.widgets import BoardView
 from parlour.games import game_names
 from parlour.protocol.messages import Spectating
-from tests.client.tui.test_race import until
+from tests.client.tui.test_race import until, until_shown
 from tests.client.tui.tv_canned import NOW, Canned, OneTV, canned_app, played, summary
 from tests.conftest import ServerProcess
 
@@ -416,7 +416,7 @@ async def test_the_lobby_s_w_watches_the_race_under_the_cursor_and_f_follows(
         await until(pilot, lambda: app.screen is lobby, what="back in the lobby")
         assert race not in tv.watching
         await pilot.press("f")
-        await until(pilot, lambda: isinstance(app.screen, TVScreen), what="the TV, following")
+        await until_shown(pilot, TVScreen, what="the TV, following")
         follow = app.screen
         assert isinstance(follow, TVScreen) and follow.follow
         await until(pilot, lambda: follow.watched is not None and follow.watched.race_id == race, what="following")
