@@ -187,10 +187,9 @@ async def test_digits_and_s_are_shortcuts_and_the_game_ends_on_a_result_screen()
         await pilot.press("s")
         assert screen.table.moves_made == 1  # the stock's KC turned
         await pilot.press("u", "1", "1", "2")
-        await pilot.pause()
-        assert isinstance(app.screen, ResultScreen)
-        assert "Won!" in str(app.screen.query_one("#ending", Static).render())
-        assert "Score 0" in str(app.screen.query_one("#score", Static).render())
+        result = await until_shown(pilot, ResultScreen, what="the result")
+        assert "Won!" in str(result.query_one("#ending", Static).render())
+        assert "Score 0" in str(result.query_one("#score", Static).render())
         await pilot.press("u")  # back to the board, the last move taken back
         assert app.screen is screen and screen.table.view["ended"] is None
 
@@ -241,8 +240,8 @@ async def test_practice_against_a_bot_on_the_same_deal_ranks_both_games() -> Non
             _, places = keyed_move(layout, screen.table.view, screen.cursor)
             for place in places:
                 await press_at(pilot, screen, place)
-        await until_shown(pilot, PracticeRaceResultScreen, timeout=20, what="the results")
-        ranking = str(app.screen.query_one("#ranking", Static).render()).splitlines()
+        result = await until_shown(pilot, PracticeRaceResultScreen, timeout=20, what="the results")
+        ranking = str(result.query_one("#ranking", Static).render()).splitlines()
         assert sorted(line.split(":")[0][3:] for line in ranking) == ["greedy", "you"]
         assert rival.finished and rival.opponent().finished
         await pilot.press("n")  # a new deal against the same bot

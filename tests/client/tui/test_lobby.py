@@ -177,8 +177,8 @@ async def test_a_whole_race_against_a_bot_from_the_lobby(server: ServerProcess, 
             assert table.moves_made == before + 1
         assert table.view["ended"] in ("won", "stuck")
 
-        await until_shown(pilot, RaceResultScreen, timeout=30, what="the results")
-        ranking = str(app.screen.query_one("#ranking", Static).render())
+        result = await until_shown(pilot, RaceResultScreen, timeout=30, what="the results")
+        ranking = str(result.query_one("#ranking", Static).render())
         assert "ann" in ranking and "random" in ranking
         await pilot.press("l")  # back to the lobby, where the race is no longer listed once it is finished
         await until(pilot, lambda: app.screen is lobby, what="the lobby")
