@@ -12,9 +12,10 @@ this machine (its speed drifts) from standing for the whole run. ``p99_ms_pooled
 the 99th percentile of every move of every round together, for comparison.
 
 Where the time goes (Linux, from ``/proc``; ``null`` elsewhere): the CPU time each process
-spent per move, median over the rounds, in microseconds: ``server_us`` (the ``parlour
-serve`` process), ``redis_us`` (its child processes: the embedded Redis) and ``client_us``
-(this process, the racers); ``echo_server_us`` and ``echo_client_us`` per echoed message.
+spent per move while the racers race (their connecting, hello and closing left out), median over
+the rounds, in microseconds: ``server_us`` (the ``parlour serve`` process), ``redis_us`` (its
+child processes: the embedded Redis) and ``client_us`` (this process, the racers);
+``echo_server_us`` and ``echo_client_us`` per echoed message, likewise.
 A server that keeps one core busy manages at most 1e6 / ``server_us`` moves a second, and
 the echo server 1e6 / ``echo_server_us`` messages: their quotient bounds ``ratio``.
 
@@ -99,6 +100,9 @@ def children_cpu_seconds(pid: int) -> float | None:
     return total
 
 
+Costs = tuple[float | None, ...]  # µs of CPU per unit of work, a figure per process (None: unknown)
+
+
 class CpuMeter:
     """CPU time per unit of work of one process (and its children, if asked), and of this one."""
 
@@ -112,7 +116,7 @@ class CpuMeter:
     @staticmethod
     def per_unit(
         before: tuple[float | None, float | None, float], after: tuple[float | None, float | None, float], units: int
-    ) -> tuple[float | None, ...]:
+    ) -> Costs:
         """Microseconds per unit for each figure of the snapshots (``None`` where one is missing)."""
         return tuple(
             None if a is None or b is None or not units else (b - a) * 1e6 / units
@@ -138,11 +142,14 @@ async def echo_server(port: int) -> None:
         await asyncio.Event().wait()
 
 
-async def run_echo(url: str, n: int, seconds: float) -> tuple[float, int]:
-    """Round trips per second of ``n`` connections echoing a small msgpack map, and how many."""
+async def run_echo(url: str, n: int, seconds: float, meter: CpuMeter) -> tuple[float, Costs]:
+    """Round trips per second of ``n`` connections echoing a small msgpack map, and the CPU of each
+    (``meter``'s) process per round trip while they echo (connecting and closing left out)."""
     conns = [await websockets.connect(url, compression=None) for _ in range(n)]
     done = 0
-    deadline = time.perf_counter() + seconds
+    before = meter.snapshot()
+    start = time.perf_counter()
+    deadline = start + seconds
 
     async def loop(ws: Any) -> None:
         nonlocal done
@@ -151,11 +158,11 @@ async def run_echo(url: str, n: int, seconds: float) -> tuple[float, int]:
             msgpack.unpackb(await ws.recv())
             done += 1
 
-    start = time.perf_counter()
     await asyncio.gather(*(loop(ws) for ws in conns))
     elapsed = time.perf_counter() - start
+    costs = CpuMeter.per_unit(before, meter.snapshot(), done)
     await asyncio.gather(*(ws.close() for ws in conns))
-    return done / elapsed, done
+    return done / elapsed, costs
 
 
 class Racer:
@@ -213,22 +220,26 @@ class Racer:
             view, seq = reply["view"], reply["seq"]
 
 
-async def run_racers(url: str, n: int, seconds: float, game: str) -> tuple[float, list[float]]:
+async def run_racers(url: str, n: int, seconds: float, game: str, meter: CpuMeter) -> tuple[float, list[float], Costs]:
+    """Moves per second of ``n`` racers, each move's round trip, and the CPU of each of ``meter``'s
+    processes per move while they race (connecting, hello and closing left out)."""
     racers = []
     for i in range(n):
         ws = await websockets.connect(url, compression=None, max_size=2**22)
         racer = Racer(ws, game, i)
         await racer.call({"type": "hello", "name": f"bench{i}", "bot": True})
         racers.append(racer)
+    before = meter.snapshot()
     start = time.perf_counter()
     await asyncio.gather(*(r.play(start + seconds) for r in racers))
     elapsed = time.perf_counter() - start
-    await asyncio.gather(*(r.ws.close() for r in racers))
     latencies = [x for r in racers for x in r.latencies]
-    return len(latencies) / elapsed, latencies
+    costs = CpuMeter.per_unit(before, meter.snapshot(), len(latencies))
+    await asyncio.gather(*(r.ws.close() for r in racers))
+    return len(latencies) / elapsed, latencies, costs
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: int) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[q - 1] if len(values) > 1 else values[0]
 
 
@@ -247,20 +258,19 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
         p99s: list[float] = []
         latencies: list[float] = []
         server_cpu, echo_cpu = CpuMeter(server.pid, children=True), CpuMeter(echo.pid)
-        racer_costs: list[tuple[float | None, ...]] = []  # server, redis, client: µs a move
-        echo_costs: list[tuple[float | None, ...]] = []  # echo server, (none), client: µs a message
+        racer_costs: list[Costs] = []  # server, redis, client: µs a move
+        echo_costs: list[Costs] = []  # echo server, (none), client: µs a message
         try:
             for _ in range(rounds):
-                before = server_cpu.snapshot()
-                rate, round_latencies = asyncio.run(run_racers(f"ws://127.0.0.1:{port}", n, seconds / rounds, game))
-                racer_costs.append(CpuMeter.per_unit(before, server_cpu.snapshot(), len(round_latencies)))
+                url = f"ws://127.0.0.1:{port}"
+                rate, round_latencies, costs = asyncio.run(run_racers(url, n, seconds / rounds, game, server_cpu))
+                racer_costs.append(costs)
                 moves.append(rate)
                 p50s.append(percentile(round_latencies, 50))
                 p99s.append(percentile(round_latencies, 99))
                 latencies += round_latencies
-                before = echo_cpu.snapshot()
-                echo_rate, echoed = asyncio.run(run_echo(f"ws://127.0.0.1:{echo_port}", n, seconds / rounds))
-                echo_costs.append(CpuMeter.per_unit(before, echo_cpu.snapshot(), echoed))
+                echo_rate, costs = asyncio.run(run_echo(f"ws://127.0.0.1:{echo_port}", n, seconds / rounds, echo_cpu))
+                echo_costs.append(costs)
                 echoes.append(echo_rate)
         finally:
             stop_process(server)
@@ -285,8 +295,8 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
     }
 
 
-def _median_us(costs: list[tuple[float | None, ...]], index: int) -> float | None:
-    figures = [c[index] for c in costs if c[index] is not None]
+def _median_us(costs: list[Costs], index: int) -> float | None:
+    figures = [figure for c in costs if (figure := c[index]) is not None]
     return round(statistics.median(figures), 1) if figures else None
 
 
