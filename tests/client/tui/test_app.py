@@ -199,9 +199,8 @@ async def test_no_game_given_opens_the_chooser_then_help_and_q_quits() -> None:
     app = PlayApp()
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("enter")  # the first game listed
-        await until_shown(pilot, GameScreen, what="the game chosen")
-        assert isinstance(app.screen, GameScreen)
-        assert app.screen.table.game.name == game_names()[0]
+        game = await until_shown(pilot, GameScreen, what="the game chosen")
+        assert game.table.game.name == game_names()[0]
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")

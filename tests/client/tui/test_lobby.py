@@ -23,8 +23,7 @@ from parlour.client.tui.racing import RaceResultScreen, RaceScreen
 from parlour.client.tui.room import RoomScreen
 from parlour.client.tui.settings import ANY_BOT, NO_BOT, CreateRaceScreen, RaceSettings, SettingsError, settings_from
 from tests.bots.helpers import BotRun, bot_online
-from tests.client.tui.test_app import keyed_move, press_at, until_shown
-from tests.client.tui.test_race import until
+from tests.client.tui.test_app import keyed_move, press_at, until, until_shown
 from tests.conftest import ServerProcess, free_port
 
 SIZE = (80, 24)

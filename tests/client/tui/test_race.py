@@ -158,10 +158,9 @@ async def test_a_race_against_a_bot_on_a_real_server(server: ServerProcess, tmp_
     app = RaceApp(connect, name, opponent)
     began = time.monotonic()  # before the race's start
     async with app.run_test(size=SIZE) as pilot:
-        await until_shown(pilot, RaceScreen, what="the race starts")
-        screen = app.screen
+        screen = await until_shown(pilot, RaceScreen, what="the race starts")
         await until(pilot, lambda: bool(screen.query("#race")) and bool(race_text(screen)), what="the race line")
-        assert isinstance(screen, RaceScreen) and isinstance(screen, GameScreen)
+        assert isinstance(screen, GameScreen)
         table = screen.race
         start = table.view
         clock = race_text(screen).splitlines()[0]  # ten minutes, less the time since the start

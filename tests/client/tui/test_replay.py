@@ -28,7 +28,7 @@ from parlour.client.tui.racing import RaceResultScreen
 from parlour.client.tui.replay import ReplayApp, ReplayScreen, SeatPanel
 from parlour.client.tui.replaying import positions_of
 from parlour.client.tui.widgets import BoardView
-from tests.client.tui.test_race import until, until_shown
+from tests.client.tui.test_app import until, until_shown
 from tests.client.tui.test_replaying import engine_view
 from tests.conftest import ServerProcess
 

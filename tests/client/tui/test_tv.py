@@ -21,7 +21,7 @@ from parlour.client.tui.watching import SeatState, Tiling, WatchedRace, race_to_
 from parlour.client.tui.widgets import BoardView
 from parlour.games import game_names
 from parlour.protocol.messages import Spectating
-from tests.client.tui.test_race import until, until_shown
+from tests.client.tui.test_app import until, until_shown
 from tests.client.tui.tv_canned import NOW, Canned, OneTV, canned_app, played, summary
 from tests.conftest import ServerProcess
 
