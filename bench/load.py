@@ -260,16 +260,16 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
         server_cpu, echo_cpu = CpuMeter(server.pid, children=True), CpuMeter(echo.pid)
         racer_costs: list[Costs] = []  # server, redis, client: µs a move
         echo_costs: list[Costs] = []  # echo server, (none), client: µs a message
+        url, echo_url = f"ws://127.0.0.1:{port}", f"ws://127.0.0.1:{echo_port}"
         try:
             for _ in range(rounds):
-                url = f"ws://127.0.0.1:{port}"
                 rate, round_latencies, costs = asyncio.run(run_racers(url, n, seconds / rounds, game, server_cpu))
                 racer_costs.append(costs)
                 moves.append(rate)
                 p50s.append(percentile(round_latencies, 50))
                 p99s.append(percentile(round_latencies, 99))
                 latencies += round_latencies
-                echo_rate, costs = asyncio.run(run_echo(f"ws://127.0.0.1:{echo_port}", n, seconds / rounds, echo_cpu))
+                echo_rate, costs = asyncio.run(run_echo(echo_url, n, seconds / rounds, echo_cpu))
                 echo_costs.append(costs)
                 echoes.append(echo_rate)
         finally:

@@ -350,11 +350,15 @@ def _reach(start: Position, cap: int) -> list[Position]:
     return list(found.values())
 
 
+def _position_of(state: GermanPatienceState) -> Position:
+    """The position (piles and waste, in ranks) of a full state."""
+    piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
+    return piles, tuple(RANK[c] for c in state.waste)
+
+
 def ceiling(state: GermanPatienceState) -> Score | None:
     """The most cards in piles a beam search that sees the stock reaches (a lower bound on the best)."""
-    piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
-    waste = tuple(RANK[c] for c in state.waste)
-    beam = _reach((piles, waste), CEILING_SPREAD)
+    beam = _reach(_position_of(state), CEILING_SPREAD)
     best = max(_score(p) for p in beam)
     for rank in (RANK[c] for c in state.stock):
         if best == PILES * FULL:

@@ -12,9 +12,8 @@ from hypothesis import strategies as st
 
 from parlour.bots.arena import play
 from parlour.bots.base import Bot, Turn
-from parlour.bots.builtin.german_patience import Greedy, Search, _beam_key, _successors, ceiling
+from parlour.bots.builtin.german_patience import Greedy, Search, _beam_key, _position_of, _successors, ceiling
 from parlour.games import Ending, Move, get_game
-from parlour.games.cards import RANK
 from parlour.games.german_patience import SOURCE_NAMES, GermanPatienceState
 from tests.bots.recording import recorded
 
@@ -88,17 +87,13 @@ def test_the_successors_are_the_legal_moves_with_one_empty_pile_and_where_they_l
             break
         state = GP.apply(state, rng.choice(GP.legal_moves(state)))
 
-    def position(state: GermanPatienceState) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
-        piles = tuple((RANK[p[-1]], len(p)) if p else (0, 0) for p in state.piles)
-        return piles, tuple(RANK[c] for c in state.waste)
-
     empty = [i for i, pile in enumerate(state.piles) if not pile]
     legal = {
-        (SOURCE_NAMES.index(m.src), SOURCE_NAMES.index(m.dst)): position(GP.apply(state, m))
+        (SOURCE_NAMES.index(m.src), SOURCE_NAMES.index(m.dst)): _position_of(GP.apply(state, m))
         for m in GP.legal_moves(state)
         if m.kind == "move" and SOURCE_NAMES.index(m.dst) not in empty[1:]
     }
-    successors = _successors(*position(state))
+    successors = _successors(*_position_of(state))
     assert len(successors) == len(legal)
     assert dict(successors) == legal
 
