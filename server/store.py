@@ -41,9 +41,10 @@ when the invitation expires) counts the bot's pending invitations beside its sea
 ``P:node:<node>:events`` is the node's own channel (sharded pub/sub): invitations for the
 bots connected there.
 
-Writes to races (entry appends, record saves, closes) are batched (group commit): one batch at
-a time is in Redis, and every write made meanwhile waits to go in the next one. On one Redis a
-batch is a single script call; on a Cluster it is one call per race, sent together.
+Writes to races (entry appends, record saves, closes) and to the leases are batched (group
+commit): one batch at a time is in Redis, and every write made meanwhile waits to go in the next
+one. On one Redis a batch is a single script call; on a Cluster it is one call per race (and one
+for the leases), sent together.
 """
 
 from __future__ import annotations
@@ -85,6 +86,14 @@ UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
 #       if another node holds the race, then run the commands (the indexes, on one Redis).
 #       result: the new version, or -1 - the stored version if it was not the expected one
 #       (nothing is written then).
+#   ["t", leases key, holders key, node, lease in ms, how many at most, race ids...]: take the
+#       leases of the races given, whoever holds them (a new race), or if none are given of up to
+#       that many races whose lease ran out. result: {the races taken, for each the node that held
+#       it ("" if none)}.
+#   ["g", leases key, holders key, nodes key, node, "hand" or "drop", race ids...]: give up the
+#       node's leases of the races: to whichever node takes them first ("hand", which also takes
+#       the node out of the nodes), or for good ("drop": the races are over). result: 1.
+# Lease writes go in a batch of their own group (_LEASES): on a Cluster it runs on the leases' slot.
 _BATCH = """
 local results = {}
 for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
@@ -121,6 +130,38 @@ for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
       end
       result = stored + 1
     end
+  elseif w[1] == 't' then
+    local t = redis.call('TIME')
+    local now = t[1] * 1000 + math.floor(t[2] / 1000)
+    local ids = {}
+    for j = 7, #w do
+      ids[#ids + 1] = w[j]
+    end
+    if #ids == 0 then
+      ids = redis.call('ZRANGEBYSCORE', w[2], '-inf', now, 'LIMIT', 0, w[6])
+    end
+    local before = {}
+    for j, id in ipairs(ids) do
+      before[j] = redis.call('HGET', w[3], id) or ''
+      redis.call('ZADD', w[2], now + w[5], id)
+      redis.call('HSET', w[3], id, w[4])
+    end
+    result = {ids, before}
+  elseif w[1] == 'g' then
+    for j = 7, #w do
+      if redis.call('HGET', w[3], w[j]) == w[5] then
+        if w[6] == 'hand' then
+          redis.call('ZADD', w[2], 0, w[j])
+        else
+          redis.call('ZREM', w[2], w[j])
+          redis.call('HDEL', w[3], w[j])
+        end
+      end
+    end
+    if w[6] == 'hand' then
+      redis.call('ZREM', w[4], w[5])
+    end
+    result = 1
   elseif redis.call('EXISTS', w[2]) == 1 then
     result = 0
   else
@@ -143,6 +184,7 @@ end
 return results
 """
 _BATCH_SHA = hashlib.sha1(_BATCH.encode()).hexdigest()
+_LEASES = "leases"  # the batch group of lease writes: its hash tag is the lease keys' ({leases})
 # A node's heartbeat: KEYS = leases, holders, nodes; ARGV = node, lease in ms, the races it
 # thinks it holds. Renews the node and the leases it still holds; returns {lost races, live nodes}.
 _BEAT = """
@@ -159,45 +201,6 @@ for i = 3, #ARGV do
   end
 end
 return {lost, redis.call('ZRANGEBYSCORE', KEYS[3], now - tonumber(ARGV[2]), '+inf')}
-"""
-# Take leases: KEYS = leases, holders; ARGV = node, lease in ms, how many at most, then race
-# ids to take whoever holds them (a new race), or none to take those that ran out. Returns
-# the races taken and, for each, the node that held it ("" if none).
-_TAKE = """
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
-local ids = {}
-for i = 4, #ARGV do
-  ids[#ids + 1] = ARGV[i]
-end
-if #ids == 0 then
-  ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))
-end
-local before = {}
-for i, id in ipairs(ids) do
-  before[i] = redis.call('HGET', KEYS[2], id) or ''
-  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), id)
-  redis.call('HSET', KEYS[2], id, ARGV[1])
-end
-return {ids, before}
-"""
-# Give leases up: KEYS = leases, holders, nodes; ARGV = node, "hand" (another node takes them
-# at once) or "drop" (the races are over), then race ids. A node handing over leaves the nodes.
-_GIVE = """
-for i = 3, #ARGV do
-  if redis.call('HGET', KEYS[2], ARGV[i]) == ARGV[1] then
-    if ARGV[2] == 'hand' then
-      redis.call('ZADD', KEYS[1], 0, ARGV[i])
-    else
-      redis.call('ZREM', KEYS[1], ARGV[i])
-      redis.call('HDEL', KEYS[2], ARGV[i])
-    end
-  end
-end
-if ARGV[2] == 'hand' then
-  redis.call('ZREM', KEYS[3], ARGV[1])
-end
-return 1
 """
 # Read a race record and its version at once: KEYS = record, version.
 _READ = """
@@ -365,8 +368,6 @@ class Store:
         self._flusher: asyncio.Task[None] | None = None
         self._read = client.register_script(_READ)
         self._beat = client.register_script(_BEAT)
-        self._take = client.register_script(_TAKE)
-        self._give = client.register_script(_GIVE)
         self._away = client.register_script(_AWAY)
         self._bots = client.register_script(_BOTS)
 
@@ -798,14 +799,16 @@ class Store:
 
         Returns each race taken and the node that held it before ("" if none).
         """
-        args = [self.node, int(lease * 1000), limit, *(races or ())]
-        ids, before = await self._take(keys=self.keys.leases[:2], args=args)
+        leases, holders, _ = self.keys.leases
+        ids, before = await self._queue(
+            _LEASES, ["t", leases, holders, self.node, int(lease * 1000), limit, *(races or ())]
+        )
         return {i.decode(): b.decode() for i, b in zip(ids, before, strict=True)}
 
     async def give_leases(self, races: list[str], hand: bool) -> None:
         """Give up this node's leases of ``races``: to whichever node takes them first (``hand``,
         which also says this node is leaving), or for good (the races are over)."""
-        await self._give(keys=self.keys.leases, args=[self.node, "hand" if hand else "drop", *races])
+        await self._queue(_LEASES, ["g", *self.keys.leases, self.node, "hand" if hand else "drop", *races])
 
     async def lease_orphans(self) -> int:
         """Give every active race without a lease one that has run out (races of older servers,
