@@ -79,6 +79,7 @@ UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
 #       its seat's game ended if given, and the event is published on the channel if another
 #       node holds the race (published = 1).
 #   ["x", commands]: run the commands (all on the race's keys). result: 1.
+#   ["q", command, arguments...]: run one command. result: its reply.
 #   ["c", closed key, end time, every seat's log key]: close the race (see close_race), keeping
 #       the time of an earlier close. result: {the end time, the length of every log}.
 #   ["s", record key, version key, expected version, record ("" deletes the race), channel,
@@ -93,7 +94,6 @@ UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
 #   ["g", leases key, holders key, nodes key, node, "hand" or "drop", race ids...]: give up the
 #       node's leases of the races: to whichever node takes them first ("hand", which also takes
 #       the node out of the nodes), or for good ("drop": the races are over). result: 1.
-# Lease writes go in a batch of their own group (_LEASES): on a Cluster it runs on the leases' slot.
 _BATCH = """
 local results = {}
 for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
@@ -104,6 +104,8 @@ for i, w in ipairs(cmsgpack.unpack(ARGV[1])) do
       redis.call(unpack(command))
     end
     result = 1
+  elseif w[1] == 'q' then
+    result = redis.call(unpack(w, 2))
   elseif w[1] == 'c' then
     redis.call('SET', w[2], w[3], 'NX')
     result = {redis.call('GET', w[2])}
@@ -184,7 +186,6 @@ end
 return results
 """
 _BATCH_SHA = hashlib.sha1(_BATCH.encode()).hexdigest()
-_LEASES = "leases"  # the batch group of lease writes: its hash tag is the lease keys' ({leases})
 # A node's heartbeat: KEYS = leases, holders, nodes; ARGV = node, lease in ms, the races it
 # thinks it holds. Renews the node and the leases it still holds; returns {lost races, live nodes}.
 _BEAT = """
@@ -521,7 +522,7 @@ class Store:
             inside,
             keys.nodes(race.id),
         ]
-        result = int(await self._queue(race.id, write))
+        result = int(await self._queue(keys.race(race.id), write))
         if result < 0:
             raise VersionConflict(-1 - result)
         if self.cluster and index:
@@ -587,13 +588,14 @@ class Store:
         ]
         if finished_at is not None:
             write += [keys.finished(race_id), seat, repr(finished_at)]
-        return self._queue(race_id, write)
+        return self._queue(keys.race(race_id), write)
 
-    def _queue(self, race_id: str, write: list[Any]) -> asyncio.Future[Any]:
-        """Queue one write of the race for the next batch; the future holds its result."""
+    def _queue(self, slot: str, write: list[Any]) -> asyncio.Future[Any]:
+        """Queue one write for the next batch; the future holds its result. ``slot``: a key in the
+        hash slot of every key the write touches (on a Cluster, the batch runs a script call per slot)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
-        self._pending.append((race_id, write, future))
+        self._pending.append((slot, write, future))
         if self._flusher is None:
             self._flusher = loop.create_task(self._flush_all())
         return future
@@ -604,11 +606,11 @@ class Store:
         try:
             while self._pending:
                 batch, self._pending = self._pending, []
-                if self.cluster:  # one script call per race: each runs on the race's shard
-                    by_race: dict[str, list[tuple[str, list[Any], asyncio.Future[Any]]]] = defaultdict(list)
+                if self.cluster:  # one script call per slot: each runs on the slot's shard
+                    by_slot: dict[str, list[tuple[str, list[Any], asyncio.Future[Any]]]] = defaultdict(list)
                     for pending in batch:
-                        by_race[pending[0]].append(pending)
-                    await asyncio.gather(*(self._flush(part) for part in by_race.values()))
+                        by_slot[pending[0]].append(pending)
+                    await asyncio.gather(*(self._flush(part) for part in by_slot.values()))
                 else:
                     await self._flush(batch)
         finally:
@@ -617,8 +619,8 @@ class Store:
     async def _flush(self, batch: list[tuple[str, list[Any], asyncio.Future[Any]]]) -> None:
         # Lua's cmsgpack reads the old raw type, not bin: bytes go in as (binary-safe) raw strings.
         blob = msgpack.packb([write for _, write, _ in batch], use_bin_type=False)
-        # On a Cluster the batch is one race's: its record key names the slot.
-        keys = [self.keys.race(batch[0][0])] if self.cluster else []
+        # On a Cluster the batch is one slot's: its first write's slot key names it.
+        keys = [batch[0][0]] if self.cluster else []
         try:
             try:
                 results = await self.redis.evalsha(_BATCH_SHA, len(keys), *keys, blob)  # type: ignore[misc]
@@ -648,7 +650,8 @@ class Store:
         are final. A race closed before keeps its first end time, which is returned.
         """
         logs = [self.keys.log(race_id, seat) for seat in range(seats)]
-        stored, *lengths = await self._queue(race_id, ["c", self.keys.closed(race_id), repr(ended_at), *logs])
+        write = ["c", self.keys.closed(race_id), repr(ended_at), *logs]
+        stored, *lengths = await self._queue(self.keys.race(race_id), write)
         return float(stored), [int(length) for length in lengths]
 
     async def load_log(self, race_id: str, seat: int) -> list[list[Any]]:
@@ -731,7 +734,8 @@ class Store:
     async def count_races(self, player: str) -> int:
         """How many unfinished races ``player`` has a seat in (stale entries count until
         :meth:`unfinished_races` drops them)."""
-        return int(await self.redis.scard(self.keys.player_races(player)))  # type: ignore[misc]
+        key = self.keys.player_races(player)
+        return int(await self._queue(key, ["q", "SCARD", key]))
 
     async def listed(self, before: tuple[float, str] | None, count: int) -> list[tuple[float, str]]:
         """Up to ``count`` public unfinished races as (created_at, id), newest first (ties: the
@@ -753,10 +757,10 @@ class Store:
 
     async def watch_race(self, race_id: str) -> None:
         """Note that this node holds the race in memory: its events come here from now on."""
-        await self._queue(race_id, ["x", [["SADD", self.keys.nodes(race_id), self.node]]])
+        await self._queue(self.keys.race(race_id), ["x", [["SADD", self.keys.nodes(race_id), self.node]]])
 
     async def unwatch_race(self, race_id: str) -> None:
-        await self._queue(race_id, ["x", [["SREM", self.keys.nodes(race_id), self.node]]])
+        await self._queue(self.keys.race(race_id), ["x", [["SREM", self.keys.nodes(race_id), self.node]]])
 
     async def save_replay(self, race_id: str, replay: dict[str, Any]) -> None:
         """Keep the built replay of a finished race (it never changes)."""
@@ -801,14 +805,15 @@ class Store:
         """
         leases, holders, _ = self.keys.leases
         ids, before = await self._queue(
-            _LEASES, ["t", leases, holders, self.node, int(lease * 1000), limit, *(races or ())]
+            leases, ["t", leases, holders, self.node, int(lease * 1000), limit, *(races or ())]
         )
         return {i.decode(): b.decode() for i, b in zip(ids, before, strict=True)}
 
     async def give_leases(self, races: list[str], hand: bool) -> None:
         """Give up this node's leases of ``races``: to whichever node takes them first (``hand``,
         which also says this node is leaving), or for good (the races are over)."""
-        await self._queue(_LEASES, ["g", *self.keys.leases, self.node, "hand" if hand else "drop", *races])
+        leases = self.keys.leases
+        await self._queue(leases[0], ["g", *leases, self.node, "hand" if hand else "drop", *races])
 
     async def lease_orphans(self) -> int:
         """Give every active race without a lease one that has run out (races of older servers,
