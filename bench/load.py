@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import collections
 import json
 import os
 import random
@@ -37,10 +36,9 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import msgpack
 import websockets
@@ -58,16 +56,30 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_process(command: list[str], ready: str) -> subprocess.Popen[str]:
-    """Start ``command`` and return once it prints ``ready``; its later output is read and
-    dropped (the server logs a line per race event: a full pipe would stop it)."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert process.stdout is not None
-    for line in process.stdout:
-        if ready in line:
-            threading.Thread(target=collections.deque, args=(process.stdout, 0), daemon=True).start()
-            return process
-    raise RuntimeError(f"{command[0]} did not start")
+def start_process(command: list[str], ready: str, timeout: float = 60.0) -> subprocess.Popen[str]:
+    """Start ``command`` and return once it prints ``ready``.
+
+    Its output goes to a temporary file (gone once the process ends), not to a pipe that this
+    process would have to drain: a thread here reading the server's log lines (three a race) took
+    the interpreter from the racers, and with them the load off the server. Raises if the process
+    ends or ``timeout`` seconds pass first, with the last of what it printed.
+    """
+    with tempfile.TemporaryFile() as output:  # the process keeps its own handle on the file
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + timeout
+        while ready.encode() not in (printed := _read_all(output)):
+            if process.poll() is not None or time.monotonic() > deadline:
+                if process.poll() is None:
+                    process.kill()
+                tail = printed.decode(errors="replace")[-2000:]
+                raise RuntimeError(f"{command[0]} did not start; it printed:\n{tail}")
+            time.sleep(0.02)
+    return process
+
+
+def _read_all(file: IO[bytes]) -> bytes:
+    file.seek(0)
+    return file.read()
 
 
 def _stat(pid: int | str) -> list[str] | None:

@@ -111,7 +111,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object per N")
     args = parser.parse_args(argv)
     if not args.json:
-        print(f"{'N':>5} {'races/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'server us':>10} {'redis us':>9} {'client us':>10}")
+        header = (
+            f"{'N':>5} {'races/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'server us':>10} {'redis us':>9} {'client us':>10}"
+        )
+        print(header)
     for n in args.n or [100]:
         row = measure(n, args.seconds, args.game, args.rounds)
         if args.json:

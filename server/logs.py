@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import sys
 from datetime import UTC, datetime
 from typing import TextIO, TypedDict
@@ -74,9 +75,12 @@ class TextFormatter(logging.Formatter):
         return head + ids + newline + traceback
 
 
+_QUOTE = re.compile(r'[\s"=]')  # a value holding any of these is quoted (\s: whatever str.isspace() is true of)
+
+
 def _text_value(value: object) -> str:
     text = str(value)
-    return json.dumps(text) if not text or any(c.isspace() or c in '"=' for c in text) else text
+    return json.dumps(text) if not text or _QUOTE.search(text) else text
 
 
 def _utc(timestamp: float) -> str:
