@@ -25,16 +25,24 @@ import time
 from pathlib import Path
 from typing import Any
 
-import websockets
-from load import BENCH_LIMITS, SERVE, Costs, CpuMeter, Racer, free_port, percentile, start_process, stop_process
+from load import (
+    BENCH_LIMITS,
+    SERVE,
+    Costs,
+    CpuMeter,
+    Racer,
+    free_port,
+    median_us,
+    percentile,
+    run_racers,
+    start_process,
+    stop_process,
+)
 
 
 class Conceder(Racer):
-    """A racer whose every race is a single concession."""
-
-    def __init__(self, ws: Any, game: str, seed: int) -> None:
-        super().__init__(ws, game, seed)
-        self.races: list[float] = []  # each race's time, create sent to end received
+    """A racer whose every race is a single concession; ``latencies`` holds each race's time,
+    create sent to end received."""
 
     async def play(self, deadline: float) -> None:
         while time.perf_counter() < deadline:
@@ -42,26 +50,7 @@ class Conceder(Racer):
             race, _ = await self.new_race()
             await self.call({"type": "concede", "race": race})
             await self.until("end")
-            self.races.append(time.perf_counter() - began)
-
-
-async def run_races(url: str, n: int, seconds: float, game: str, meter: CpuMeter) -> tuple[float, list[float], Costs]:
-    """Races per second of ``n`` racers, each race's time, and the CPU of each of ``meter``'s
-    processes per race while they race (connecting, hello and closing left out)."""
-    racers = []
-    for i in range(n):
-        ws = await websockets.connect(url, compression=None)
-        racer = Conceder(ws, game, i)
-        await racer.call({"type": "hello", "name": f"bench{i}", "bot": True})
-        racers.append(racer)
-    before = meter.snapshot()
-    start = time.perf_counter()
-    await asyncio.gather(*(r.play(start + seconds) for r in racers))
-    elapsed = time.perf_counter() - start
-    times = [x for r in racers for x in r.races]
-    costs = CpuMeter.per_unit(before, meter.snapshot(), len(times))
-    await asyncio.gather(*(r.ws.close() for r in racers))
-    return len(times) / elapsed, times, costs
+            self.latencies.append(time.perf_counter() - began)
 
 
 def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
@@ -77,17 +66,14 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
         costs: list[Costs] = []
         try:
             for _ in range(rounds):
-                rate, times, cost = asyncio.run(run_races(f"ws://127.0.0.1:{port}", n, seconds / rounds, game, meter))
+                url = f"ws://127.0.0.1:{port}"
+                rate, times, cost = asyncio.run(run_racers(url, n, seconds / rounds, game, meter, Conceder))
                 rates.append(rate)
                 p50s.append(percentile(times, 50))
                 p99s.append(percentile(times, 99))
                 costs.append(cost)
         finally:
             stop_process(server)
-
-    def cpu(index: int) -> float | None:
-        figures = [figure for c in costs if (figure := c[index]) is not None]
-        return round(statistics.median(figures)) if figures else None
 
     return {
         "n": n,
@@ -96,9 +82,9 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
         "p50_ms": round(statistics.median(p50s) * 1000, 2),
         "p99_ms": round(statistics.median(p99s) * 1000, 2),
         "rounds": rounds,
-        "server_us": cpu(0),
-        "redis_us": cpu(1),
-        "client_us": cpu(2),
+        "server_us": median_us(costs, 0),
+        "redis_us": median_us(costs, 1),
+        "client_us": median_us(costs, 2),
     }
 
 
