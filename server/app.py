@@ -137,8 +137,9 @@ class Server:
     async def run(self, alone: bool = False) -> None:
         """Take part in the cluster of nodes until cancelled: follow other nodes' events, beat
         once every ``BEAT`` seconds, keep this node's leases and take those that ran out.
-        ``alone``: no other node uses this Redis, so this one takes every race at once
-        instead of waiting for the leases of its last run to run out.
+        ``alone``: no other node uses this Redis (an embedded one), so this one takes every race
+        at once instead of waiting for the leases of its last run to run out, and follows no
+        race's channel: no other node publishes there.
 
         The first beat has happened once :attr:`started` is set. Raises if Redis cannot be
         reached at the start.
@@ -1517,12 +1518,16 @@ class Server:
         return race
 
     async def _watch_race(self, race_id: str) -> None:
-        """Follow a race's events from other nodes (before this node reads it)."""
-        await asyncio.gather(self.bus.subscribe(race_id), self.store.watch_race(race_id))
+        """Follow a race's events from other nodes (before this node reads it). Alone (see
+        :meth:`run`) there are none to follow: Redis only notes that this node holds the race."""
+        if self.alone:
+            await self.store.watch_race(race_id)
+        else:
+            await asyncio.gather(self.bus.subscribe(race_id), self.store.watch_race(race_id))
 
     async def _unwatch_race(self, race_id: str) -> None:
         await self.store.unwatch_race(race_id)
-        await self.bus.unsubscribe(race_id)
+        await self.bus.unsubscribe(race_id)  # nothing to do where it was not subscribed
 
     def _adopt(self, race: Race) -> None:
         self.races[race.id] = race
