@@ -233,15 +233,15 @@ class Racer:
 
 
 async def run_racers(
-    url: str, n: int, seconds: float, game: str, meter: CpuMeter, kind: type[Racer] | None = None
+    url: str, n: int, seconds: float, game: str, meter: CpuMeter, kind: type[Racer] = Racer
 ) -> tuple[float, list[float], Costs]:
     """Moves per second of ``n`` racers, each move's round trip, and the CPU of each of ``meter``'s
     processes per move while they race (connecting, hello and closing left out). ``kind``: the
-    racers' class (default `Racer`); what it times in ``latencies`` is what is counted."""
+    racers' class; what it times in ``latencies`` is what is counted."""
     racers = []
     for i in range(n):
         ws = await websockets.connect(url, compression=None, max_size=2**22)
-        racer = (kind or Racer)(ws, game, i)
+        racer = kind(ws, game, i)
         await racer.call({"type": "hello", "name": f"bench{i}", "bot": True})
         racers.append(racer)
     before = meter.snapshot()

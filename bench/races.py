@@ -64,9 +64,9 @@ def measure(n: int, seconds: float, game: str, rounds: int) -> dict[str, Any]:
         p50s: list[float] = []
         p99s: list[float] = []
         costs: list[Costs] = []
+        url = f"ws://127.0.0.1:{port}"
         try:
             for _ in range(rounds):
-                url = f"ws://127.0.0.1:{port}"
                 rate, times, cost = asyncio.run(run_racers(url, n, seconds / rounds, game, meter, Conceder))
                 rates.append(rate)
                 p50s.append(percentile(times, 50))
