@@ -46,6 +46,7 @@ log = logging.getLogger("parlour.server")
 SUPERVISE_EVERY = 0.2  # seconds between two checks that the embedded Redis still runs
 MAX_DEATHS = 5  # deaths of the embedded Redis within DEATH_WINDOW seconds before the server gives up
 DEATH_WINDOW = 60.0
+CONNECT_TIMEOUT = 5.0  # seconds to connect to Redis (redis-py's default, kept where its socket timeout is off)
 
 
 class RedisLost(Exception):
@@ -111,6 +112,7 @@ async def serve_forever(
     ``beside(host, port)`` is started once the server listens and cancelled once it has shut down
     (``parlour serve --house-bots`` runs its bots so)."""
     client: aioredis.Redis | RedisCluster
+    batches: aioredis.Redis | None = None  # on a Cluster the batches go by slot, through the cluster client
     name = f"parlour:{config.node}"  # what CLIENT LIST shows of this node's connections
     if config.redis_cluster:
         client = RedisCluster.from_url(redis_url, max_connections=64, client_name=name)
@@ -118,7 +120,11 @@ async def serve_forever(
         # A blocking pool: when every connection is busy, wait for one instead of failing.
         pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=20, client_name=name)
         client = aioredis.Redis(connection_pool=pool)
-    store = Store(client, config.redis_prefix, config.node)
+        # The write batches (one at a time) on a connection of their own, which the store bounds itself.
+        batches = aioredis.Redis.from_url(
+            redis_url, client_name=name, socket_timeout=None, socket_connect_timeout=CONNECT_TIMEOUT
+        )
+    store = Store(client, config.redis_prefix, config.node, batches)
     await store.ping()
     await store.check_version()
     server = Server(config, store)

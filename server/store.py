@@ -71,6 +71,7 @@ MIN_REDIS = 7  # the major version of Redis that has sharded pub/sub (Valkey rep
 # The errors of a Redis that cannot be reached right now (down, restarting, loading its data):
 # the request may be sent again once it is back.
 UNAVAILABLE = (RedisConnectionError, RedisTimeoutError)
+BATCH_TIMEOUT = 5.0  # seconds a write batch may take (redis-py's default socket timeout) before it fails as a timeout
 # The writes of a batch, in order; each returns {result, published}. A write is one msgpack array
 # (packing it in C costs far less than one Redis argument per value):
 #   ["a", closed key, log key, expected length, entry, nodes key, channel, event
@@ -360,8 +361,18 @@ class Store:
     ``node`` names this server node in the events it publishes and the leases it holds.
     """
 
-    def __init__(self, client: aioredis.Redis | RedisCluster, prefix: str = DEFAULT_PREFIX, node: str = "") -> None:
+    def __init__(
+        self,
+        client: aioredis.Redis | RedisCluster,
+        prefix: str = DEFAULT_PREFIX,
+        node: str = "",
+        batches: aioredis.Redis | None = None,
+    ) -> None:
+        """``batches``: a client of the same Redis for the write batches, else ``client``; give one without a
+        socket timeout (``socket_timeout=None``): every batch is bounded by ``BATCH_TIMEOUT`` here, and
+        redis-py's own timeout costs a task per command on Python 3.11 (see :meth:`_send_batch`)."""
         self.redis = client
+        self.batches = client if batches is None else batches
         self.keys = Keys(prefix)
         self.node = node
         self.cluster = isinstance(client, RedisCluster)
@@ -622,10 +633,7 @@ class Store:
         # On a Cluster the batch is one slot's: its first write's slot key names it.
         keys = [batch[0][0]] if self.cluster else []
         try:
-            try:
-                results = await self.redis.evalsha(_BATCH_SHA, len(keys), *keys, blob)  # type: ignore[misc]
-            except NoScriptError:  # a fresh or restarted Redis (or shard): this loads the script
-                results = await self.redis.eval(_BATCH, len(keys), *keys, blob)  # type: ignore[misc]
+            results = await self._send_batch(keys, blob)
         except Exception as error:  # the batch failed: every caller learns why
             for _, _, future in batch:
                 if not future.done():
@@ -642,6 +650,24 @@ class Store:
                 future.set_exception(RaceClosed())
             else:
                 future.set_result(Appended(int(result), bool(published)))
+
+    async def _send_batch(self, keys: list[str], blob: bytes) -> list[Any]:
+        """Run the batch script on ``blob``; raise redis-py's ``TimeoutError`` after ``BATCH_TIMEOUT`` seconds.
+
+        Bounded here rather than by the client's socket timeout: on Python 3.11 redis-py sends every
+        command of a client with a socket timeout through ``asyncio.wait_for``, a task each, and reads
+        it under a timeout of its own, which cost about 5% of the server's CPU a move (bench/duel.py).
+        A batch cut short leaves no reply behind: redis-py drops a connection whose command was
+        cancelled.
+        """
+        try:
+            async with asyncio.timeout(BATCH_TIMEOUT):
+                try:
+                    return await self.batches.evalsha(_BATCH_SHA, len(keys), *keys, blob)  # type: ignore[no-any-return,misc]
+                except NoScriptError:  # a fresh or restarted Redis (or shard): this loads the script
+                    return await self.batches.eval(_BATCH, len(keys), *keys, blob)  # type: ignore[no-any-return,misc]
+        except TimeoutError:
+            raise RedisTimeoutError(f"a write batch took over {BATCH_TIMEOUT:g} s") from None
 
     async def close_race(self, race_id: str, seats: int, ended_at: float) -> tuple[float, list[int]]:
         """Stop the race taking entries, as of ``ended_at``; return the end time and every log's length.

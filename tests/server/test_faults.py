@@ -25,7 +25,7 @@ from parlour.client.connection import Client, ClientError
 from parlour.protocol.messages import End, Progress, RaceUpdate, Start
 from parlour.protocol.replay import verify_replay
 from parlour.server.embedded_redis import EmbeddedRedis
-from parlour.server.store import Keys
+from parlour.server.store import BATCH_TIMEOUT, Keys
 from tests.conftest import REDIS_URL, ServerProcess
 
 pytestmark = pytest.mark.asyncio
@@ -392,6 +392,34 @@ async def test_an_entry_stored_although_its_reply_was_lost_is_acknowledged_when_
     await bob.concede(race)
     end = await ann.next_event(End, race)
     await check_replay(ann, race, end, [[start.view["moves"][0], lost, ["concede"]], [["concede"]]])
+
+
+@pytest.mark.skipif(bool(REDIS_URL), reason="stops the embedded Redis")
+async def test_a_move_while_redis_hangs_is_refused_as_unavailable_in_time_and_goes_in_once_when_sent_again(
+    server: ServerProcess,
+) -> None:
+    """A Redis that stops answering (SIGSTOP: its connections stay open) holds a move up for the batch timeout,
+    not for ever: the move is refused as ``unavailable``. Sent again once Redis answers, it is stored once (the
+    first try may have gone in after all: Redis reads what was written to it before it stopped)."""
+    race, (ann,), (start,) = await start_race(server.url, "golf", 1)
+    move = start.view["moves"][0]
+    pid = redis_pid(server)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        began = time.monotonic()
+        with pytest.raises(ClientError) as refused:
+            async with asyncio.timeout(BATCH_TIMEOUT + 20):  # a batch without a bound would hang here
+                await ann.move(race, 0, move)
+        waited = time.monotonic() - began
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert refused.value.code == "unavailable", refused.value
+    assert BATCH_TIMEOUT - 0.5 < waited < BATCH_TIMEOUT + 20
+    again = await with_retries(ann.move, race, 0, move)
+    assert again.seq == 1
+    await ann.concede(race)
+    end = await ann.next_event(End, race)
+    await check_replay(ann, race, end, [[move, ["concede"]]])
 
 
 @pytest.mark.skipif(bool(REDIS_URL), reason="kills the embedded Redis")
