@@ -12,6 +12,7 @@ score, move count and place.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ from parlour.games import Ending, GameError, Move, get_game, score_wire
 REPLAY_FORMAT = "parlour-replay-1"
 
 
+@functools.lru_cache(maxsize=4096)  # a server shows a running race's commitment in every summary of it
 def commitment(seed: int, salt: bytes) -> str:
     """The hex SHA-256 of the salt followed by the seed as 32 big-endian bytes."""
     return hashlib.sha256(salt + seed.to_bytes(32, "big")).hexdigest()

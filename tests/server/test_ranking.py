@@ -6,7 +6,7 @@ from typing import Any
 
 from parlour.protocol.replay import ranked_results, verify_replay
 from parlour.server.app import replay_of
-from parlour.server.race import Race, Settings
+from parlour.server.race import CODE_ALPHABET, CODE_LENGTH, Race, Settings, new_code, read_code
 
 
 def finished_race(game: str, finishes: list[tuple[list[list[Any]], float]]) -> Race:
@@ -64,3 +64,11 @@ def test_a_better_score_still_beats_a_concession_only_at_equal_scores_does_the_c
     ]
     assert [r["seat"] for r in ranked_results(rows, higher_is_better=False)] == [2, 0, 1]
     assert [r["seat"] for r in ranked_results(rows, higher_is_better=True)] == [1, 2, 0]
+
+
+def test_join_codes_take_every_character_at_every_place_and_read_back_as_themselves() -> None:
+    codes = [new_code() for _ in range(3000)]
+    assert all(len(code) == CODE_LENGTH and read_code(code) == code for code in codes)
+    for place in range(CODE_LENGTH):  # 3000 codes miss a character at a place with odds of about e**-94
+        assert {code[place] for code in codes} == set(CODE_ALPHABET), place
+    assert len(set(codes)) == len(codes)
