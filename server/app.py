@@ -1140,7 +1140,8 @@ class Server:
     def _plan(self, race: Race) -> None:
         """Set the race's timers as its status asks (this node holds its lease), the grace
         periods and the expiry of its absent players' races included."""
-        self._spawn(self._check_presence(race), ("presence", race.id))
+        if not race.seats or not all(self.by_player.get(seat.player) for seat in race.seats):
+            self._spawn(self._check_presence(race), ("presence", race.id))  # else every player is here
         if race.status is Status.OPEN:
             self._cancel(("start", race.id))
             self._schedule_open_expiry(race)
