@@ -10,7 +10,9 @@ each server at the same time from this process (`load.py`'s racers: solo races, 
 moves; with ``--races``, `races.py`'s, which concede each race at once). Both servers meet the same
 machine at the same moments, so the quotient of their CPU a move (from ``/proc``) holds still where
 each figure alone drifts: with ``--base HEAD`` (the same code twice), 6 rounds of 5 s at N=50 gave
-quotients from 0.987 to 1.025, median 1.004.
+quotients from 0.987 to 1.025, median 1.004. Each server runs at about half of `load.py`'s moves a second,
+so its write batches are smaller: a saving per batch shows larger here than in `load.py`
+(bench/README.md, "Measuring a few percent").
 
 It prints each round's moves (or races) a second, server and Redis µs a move (a race) and p99 of
 each server, and ``new/base``, the quotient of their server µs; then its median over the rounds
