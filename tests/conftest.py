@@ -58,12 +58,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True)
 def ctrl_c_as_a_terminal_sends_it() -> Iterator[None]:
-    """Every test starts with Ctrl-C as a shell gives it to a program: SIGINT handled by Python's default
-    handler and not blocked. Child processes inherit an ignored or blocked SIGINT, and the tests that send
-    one to a ``parlour`` command then wait for it in vain (``asyncio.run`` only takes Ctrl-C over from the
-    default handler). Once, in a clean-clone run, five such tests on one worker failed exactly that way;
-    no test was seen to change SIGINT (watched over two more whole runs), so whatever did is put right
-    here, with a warning that names the test it would have failed."""
+    """Every test starts with Ctrl-C as a terminal gives it to a program: SIGINT handled by Python's
+    default handler and not blocked. A test run started in the background by a non-interactive shell
+    (``.ci/run &``) inherits an ignored SIGINT, as POSIX has it, and so would the ``parlour`` commands the
+    tests start: those sent Ctrl-C would never see it (``asyncio.run`` only takes Ctrl-C over from the
+    default handler), and their tests fail. Put right here, with a warning on each worker's first test."""
     changed = []
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         changed.append(f"SIGINT's handler was {signal.getsignal(signal.SIGINT)!r}")
