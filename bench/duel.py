@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import io
 import json
 import os
 import statistics
@@ -49,14 +50,10 @@ def extract(rev: str, into: Path) -> Path:
     done = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True)
     if done.returncode:
         raise SystemExit(f"duel.py: git cannot archive {rev!r}: {done.stderr.decode(errors='replace').strip()}")
-    archive = done.stdout
     source = into / "src"
     source.mkdir(parents=True)
-    with tempfile.TemporaryFile() as file:
-        file.write(archive)
-        file.seek(0)
-        with tarfile.open(fileobj=file) as tar:
-            tar.extractall(source, filter="data")
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
+        tar.extractall(source, filter="data")
     dirs = tomllib.loads((source / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
     for package, directory in dirs.items():
         place = into.joinpath(*package.split("."))
@@ -65,32 +62,28 @@ def extract(rev: str, into: Path) -> Path:
     return into
 
 
+def first_on_path(code: Path) -> dict[str, str]:
+    """This process's environment with ``code`` first on ``PYTHONPATH``."""
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(code), os.environ.get("PYTHONPATH")]))}
+
+
 def check_code(code: Path) -> None:
     """Raise unless Python with ``code`` first on its path imports the server from there (and not
     from the installed package)."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(code), os.environ.get("PYTHONPATH")]))}
     where = subprocess.run(
         [sys.executable, "-c", "import parlour.server.app as app; print(app.__file__)"],
-        env=env, capture_output=True, text=True, check=True,
+        env=first_on_path(code), capture_output=True, text=True, check=True,
     ).stdout.strip()  # fmt: skip
     if not Path(where).is_relative_to(code):
         raise RuntimeError(f"the base's server would be {where}, not the code extracted to {code}")
 
 
-def start_server(data: Path, pythonpath: str | None) -> tuple[subprocess.Popen[str], str]:
-    """A ``parlour serve`` on a free port, with ``pythonpath`` first on its path (``None``: this checkout)."""
+def start_server(data: Path, code: Path | None) -> tuple[subprocess.Popen[str], str]:
+    """A ``parlour serve`` on a free port, with ``code`` first on its path (``None``: this checkout)."""
     port = free_port()
-    saved = os.environ.get("PYTHONPATH")
-    if pythonpath is not None:
-        os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath, saved]))
-    try:
-        command = [*SERVE, "--port", str(port), "--data-dir", str(data), *BENCH_LIMITS]
-        return start_process(command, "listening on"), f"ws://127.0.0.1:{port}"
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONPATH", None)
-        else:
-            os.environ["PYTHONPATH"] = saved
+    command = [*SERVE, "--port", str(port), "--data-dir", str(data), *BENCH_LIMITS]
+    env = None if code is None else first_on_path(code)
+    return start_process(command, "listening on", env=env), f"ws://127.0.0.1:{port}"
 
 
 async def one_round(
@@ -123,7 +116,7 @@ def duel(base: str, n: int, seconds: float, rounds: int, game: str, races: bool,
         check_code(code)
         servers = {}
         try:
-            servers["base"] = start_server(Path(tmp) / "base-data", str(code))
+            servers["base"] = start_server(Path(tmp) / "base-data", code)
             servers["new"] = start_server(Path(tmp) / "new-data", None)
             played = []
             for number in range(rounds):

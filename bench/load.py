@@ -56,8 +56,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_process(command: list[str], ready: str, timeout: float = 60.0) -> subprocess.Popen[str]:
-    """Start ``command`` and return once it prints ``ready``.
+def start_process(
+    command: list[str], ready: str, timeout: float = 60.0, env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """Start ``command`` (in ``env``, else this process's environment) and return once it prints ``ready``.
 
     Its output goes to a temporary file (gone once the process ends), not to a pipe that this
     process would have to drain: a thread here reading the server's log lines (three a race) took
@@ -65,7 +67,7 @@ def start_process(command: list[str], ready: str, timeout: float = 60.0) -> subp
     ends or ``timeout`` seconds pass first, with the last of what it printed.
     """
     with tempfile.TemporaryFile() as output:  # the process keeps its own handle on the file
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True)
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, text=True, env=env)
         deadline = time.monotonic() + timeout
         while ready.encode() not in (printed := _read_all(output)):
             if process.poll() is not None or time.monotonic() > deadline:
