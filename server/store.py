@@ -371,11 +371,10 @@ class Store:
         """``batches``: a client of the same Redis for the write batches, else ``client``; give one without a
         socket timeout (``socket_timeout=None``): every batch is bounded by ``BATCH_TIMEOUT`` here, and
         redis-py's own timeout costs a task per command on Python 3.11 (see :meth:`_send_batch`). The
-        store holds one of its connections for good (not on a Cluster, whose client routes each batch)."""
+        store holds one of its connections for good. Not on a Cluster, whose client sends the batches."""
         self.redis = client
-        self.batches = client if batches is None else batches
-        batch_pool = None if isinstance(self.batches, RedisCluster) else self.batches.connection_pool
-        self._batch_pool = batch_pool  # None on a Cluster, whose client routes each batch to its slot's shard
+        # None on a Cluster: its client routes each batch to its slot's shard.
+        self._batch_pool = None if isinstance(client, RedisCluster) else (batches or client).connection_pool
         self._batch_connection: aioredis.Connection | None = None
         self.keys = Keys(prefix)
         self.node = node
@@ -662,7 +661,7 @@ class Store:
         command of a client with a socket timeout through ``asyncio.wait_for``, a task each, and reads
         it under a timeout of its own, which cost about 5% of the server's CPU a move (bench/duel.py).
         On one Redis the batch goes over a connection held for good (batches run one at a time), past
-        the client's pool, retries and observability, which cost about 6% more; redis-py connects it
+        the client's pool, retries and observability, which cost 3 to 6% more; redis-py connects it
         again after a failure, at the next batch. A batch cut short leaves no reply behind: redis-py
         drops a connection whose command was cancelled.
         """
@@ -670,9 +669,9 @@ class Store:
             async with asyncio.timeout(BATCH_TIMEOUT):
                 if self._batch_pool is None:
                     try:
-                        return await self.batches.evalsha(_BATCH_SHA, len(keys), *keys, blob)  # type: ignore[no-any-return,misc]
+                        return await self.redis.evalsha(_BATCH_SHA, len(keys), *keys, blob)  # type: ignore[no-any-return,misc]
                     except NoScriptError:  # a fresh or restarted shard: this loads the script
-                        return await self.batches.eval(_BATCH, len(keys), *keys, blob)  # type: ignore[no-any-return,misc]
+                        return await self.redis.eval(_BATCH, len(keys), *keys, blob)  # type: ignore[no-any-return,misc]
                 connection = self._batch_connection
                 if connection is None:
                     connection = self._batch_connection = await self._batch_pool.get_connection()
