@@ -98,6 +98,7 @@ CLIENT_NAME = "parlour-client/0.1"
 FIRST_DELAY = 0.05  # seconds before the first reconnection attempt; doubled after each failure
 MAX_DELAY = 2.0  # the longest wait between two attempts
 HANDSHAKE_TIMEOUT = 10.0  # seconds for the websocket opening and for each handshake reply
+PACE = 0.9  # the share of the server's message rate the client sends at, at most
 
 R = TypeVar("R", bound=m.Message)
 
@@ -225,6 +226,10 @@ class Client:
         self._keeper: asyncio.Task[None] | None = None
         self._idle_timeout: float | None = None  # the server's, from the welcome
         self._last_sent = 0.0  # loop time of the last frame sent
+        self._rate = 0.0  # the pace of this client's frames, just under the welcome's rate (0: no pacing)
+        self._burst = 0.0  # and the frames it may send at once, just under the welcome's burst
+        self._tokens = 0.0  # frames it may send now (below 0: frames already waiting their turn)
+        self._tokens_at = 0.0  # loop time at which _tokens was counted
         self._closing = False
         self._failure: Disconnected | None = None
 
@@ -607,6 +612,7 @@ class Client:
         return reply
 
     async def _send(self, ws: ClientConnection, pending: _Pending) -> None:
+        await self._pace()
         pending.sent_on = ws
         self._last_sent = asyncio.get_running_loop().time()
         with contextlib.suppress(ConnectionClosed):  # the reader notices, reconnects and re-sends
@@ -632,6 +638,29 @@ class Client:
         self._idle_timeout = welcome.idle_timeout
         if welcome.token is not None:
             self.token = welcome.token
+        if welcome.rate and welcome.burst:  # a new connection: a full bucket, less the hello
+            self._rate = welcome.rate * PACE
+            self._burst = max(1.0, welcome.burst - max(1, welcome.burst // 10))
+            self._tokens = self._burst - 1
+            self._tokens_at = asyncio.get_running_loop().time()
+        else:  # an older server: it does not say, so refusals (rate_limited) are the only guide
+            self._rate = 0.0
+
+    async def _pace(self) -> None:
+        """Wait until one more frame keeps within the connection's rate limit (the welcome's rate and burst).
+
+        Each caller takes its turn at once (the bucket may go below 0) and then waits for it, so
+        requests made from several tasks leave in the order they were made, never faster than the
+        server takes them. The pace keeps a margin (``PACE`` of the rate, a tenth of the burst),
+        since the server counts frames when it reads them, and frames can bunch on the way.
+        """
+        if not self._rate:
+            return
+        now = asyncio.get_running_loop().time()
+        self._tokens = min(self._burst, self._tokens + (now - self._tokens_at) * self._rate) - 1
+        self._tokens_at = now
+        if self._tokens < 0:
+            await asyncio.sleep(-self._tokens / self._rate)
 
     async def _open(self, timeout: float) -> ClientConnection:
         return await ws_connect(self.url, compression=None, open_timeout=timeout)
@@ -641,6 +670,7 @@ class Client:
 
         Used before the reader task owns ``ws``: for the hello and for watching again.
         """
+        await self._pace()
         await ws.send(encode(request))
         self._last_sent = asyncio.get_running_loop().time()
         async with asyncio.timeout(HANDSHAKE_TIMEOUT):

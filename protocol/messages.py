@@ -307,6 +307,8 @@ class Welcome(Reply):
     token: str | None = None
     races: list[Any] = field(default_factory=list)  # ids of the unfinished races the player is seated in
     idle_timeout: float | None = None  # seconds of silence after which the server closes; None: never
+    rate: float | None = None  # messages a second the connection may send on average (None from older servers)
+    burst: int | None = None  # messages it may send at once
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -346,14 +346,20 @@ class Server:
         conn.frame_started = time.perf_counter()
         request_id = None
         try:
-            wait = conn.take(time.monotonic())
+            now = time.monotonic()
+            wait = conn.take(now)
             raw = decode_map(frame)
             if type(raw.get("id")) is int:
                 request_id = raw["id"]
             if self.closing:  # a connection opened during the shutdown missed the farewell notice
                 raise ProtocolError(ErrorCode.SHUTTING_DOWN, "the server is shutting down; reconnect soon")
             if wait is not None:  # refused after reading the id, so the client knows which request
-                raise ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down", retry_after=wait)
+                # Only a frame sent before the wait it was last given counts towards the close: a client
+                # that waits each `retry_after` out as told is slowed down, never closed.
+                ignored_the_wait = now < conn.retry_at
+                conn.retry_at = now + wait
+                limited = ProtocolError(ErrorCode.RATE_LIMITED, "too many messages; slow down", retry_after=wait)
+                return self._refuse(conn, request_id, limited, counts=ignored_the_wait)
             message = message_from_map(raw, REQUESTS)
             if isinstance(message, m.Hello):
                 reply = await self.on_hello(conn, message)
@@ -375,11 +381,14 @@ class Server:
             log.exception("request %s failed", request_id, extra=_ids(conn))
             return self._refuse(conn, request_id, ProtocolError(ErrorCode.INTERNAL, "the server failed; try again"))
 
-    def _refuse(self, conn: Connection, request_id: int | None, error: ProtocolError) -> bool:
-        """Send ``error``; return True if the connection has been refused too much to stay open."""
+    def _refuse(self, conn: Connection, request_id: int | None, error: ProtocolError, counts: bool = True) -> bool:
+        """Send ``error``; return True if the connection has been refused too much to stay open.
+
+        ``counts``: whether this refusal counts towards that close.
+        """
         self.metrics.errors[error.code.value] += 1
         conn.send(m.Error(code=error.code, message=error.message, id=request_id, retry_after=error.retry_after))
-        return conn.refuse(time.monotonic())
+        return conn.refuse(time.monotonic()) if counts else False
 
     def _disconnected(self, conn: Connection) -> None:
         self.connections.discard(conn)
@@ -459,6 +468,8 @@ class Server:
             token=token,
             races=live,
             idle_timeout=self.config.idle_timeout or None,
+            rate=conn.rate,
+            burst=conn.burst,
         )
 
     async def on_lobby(self, conn: Connection, msg: m.Lobby) -> Message:

@@ -107,6 +107,7 @@ class Connection:
     stamp: float = field(default_factory=time.monotonic)  # when the last frame arrived
     refusals: float = 0.0  # a leaky count: +1 a refusal, -REFUSALS_FORGIVEN a second
     refused_at: float = 0.0  # monotonic time of the last refusal
+    retry_at: float = 0.0  # monotonic time before which the last `rate_limited` asked it not to send
     frame_started: float = 0.0  # perf_counter when the frame being served arrived
     number: int = 0  # counts connections since the server started; names this one in the log
     reaped: bool = False  # told it was idle, and closing

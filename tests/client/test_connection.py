@@ -20,6 +20,7 @@ from parlour.client.connection import (
     Countdown,
     Disconnected,
     Error,
+    Pong,
     Progress,
     RaceUpdate,
     Resumed,
@@ -321,3 +322,22 @@ async def test_a_silent_client_keeps_its_connection_by_pinging(server_factory: A
         assert isinstance(await watcher.next_event(Watch, race=race, timeout=20), Watch)
         await watcher.close()
         await a.close()
+
+
+@pytest.mark.asyncio
+async def test_requests_from_many_tasks_are_paced_to_the_rate_the_welcome_gives(server_factory: Any) -> None:
+    """The welcome gives the connection's rate and burst; the client sends no faster, so a burst of
+    requests from many tasks at once (a bot in many races) is never refused as rate limited."""
+    server = server_factory("--rate", "200", "--burst", "20")
+    await restart(server)
+    async with asyncio.timeout(60):
+        client = await connect(server, "busy", reconnect=False)
+        assert (client._rate, client._burst) == (200 * 0.9, 18)
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        replies = await asyncio.gather(*(client.ping() for _ in range(300)), return_exceptions=True)
+        took = loop.time() - started
+        assert all(isinstance(reply, Pong) for reply in replies), {repr(r) for r in replies if not isinstance(r, Pong)}
+        assert took >= (300 - 18) / 180 * 0.95, took  # paced: not sent at once
+        assert client.connected
+        await client.close()

@@ -137,6 +137,28 @@ async def test_one_flooding_connection_does_not_freeze_other_races_and_is_closed
     await assert_serving(server.url)
 
 
+async def test_a_client_that_waits_out_each_retry_after_is_slowed_down_never_closed(server_factory: Any) -> None:
+    """A client that sends as fast as it may, waiting each ``retry_after`` out before sending the refused
+    request again, is refused about once a message over the rate: far more than the 500 refusals
+    (less 10 a second) that close a flooder. Those refusals do not count, so it is never closed."""
+    server = server_factory("--rate", "1000", "--burst", "1")
+    server.start()
+    peer = await Raw.connect(server.url, "patient")
+    done = refused = 0
+    while done < 2_000:
+        reply = await peer.call({"type": "ping"})
+        if reply.get("code") == "rate_limited":
+            refused += 1
+            await asyncio.sleep(reply["retry_after"])
+        else:
+            assert reply["type"] == "pong", reply
+            done += 1
+    assert refused > 600, refused  # enough to have closed it, had they counted
+    assert (await peer.call({"type": "ping"}))["type"] in ("pong", "error")
+    assert peer.ws.protocol.close_rcvd is None
+    await assert_serving(server.url)
+
+
 async def ping_flood(url: str, token: str) -> int | None:
     """Send WebSocket Ping frames (not messages) as fast as the socket takes them, for up to 5 s.
 
