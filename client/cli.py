@@ -741,7 +741,7 @@ def house_bots(text: str) -> tuple[str, ...]:
 def cmd_serve(args: argparse.Namespace) -> int:
     from parlour.server.config import Config
     from parlour.server.embedded_redis import EmbeddedRedisError
-    from parlour.server.main import run
+    from parlour.server.main import BadRedisUrl, run
 
     config = Config(
         host=args.host,
@@ -783,7 +783,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         return run(config, beside)
-    except EmbeddedRedisError as error:
+    except (BadRedisUrl, EmbeddedRedisError) as error:
         raise CommandError(str(error)) from None
 
 
@@ -1100,8 +1100,12 @@ def build_parser() -> argparse.ArgumentParser:
         "serve", help="run the race server (with an embedded Redis by default)", formatter_class=DefaultsShown
     )
     server.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    server.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
-    server.add_argument("--redis-url", help="use this Redis (redis://..., unix://...) instead of the embedded one")
+    server.add_argument(
+        "--port", type=bounded(0, 65535), default=8765, help="port, 0 to 65535 (default 8765; 0 picks a free one)"
+    )
+    server.add_argument(
+        "--redis-url", help="use this Redis (redis://..., rediss://..., unix://...) instead of the embedded one"
+    )
     server.add_argument(
         "--redis-prefix",
         default="parlour",
@@ -1110,7 +1114,8 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument(
         "--redis-cluster",
         action="store_true",
-        help="--redis-url names a node of a Redis Cluster (redis-py's RedisCluster: the others are found from it)",
+        help="--redis-url (redis:// or rediss://) names a node of a Redis Cluster (redis-py's RedisCluster: the "
+        "others are found from it)",
     )
     server.add_argument(
         "--data-dir",
