@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from parlour.client.cli import build_parser
 from tests.conftest import free_port
 
 
@@ -102,3 +103,75 @@ def test_something_that_answers_but_not_as_a_redis_is_one_line(cluster: bool, tm
         url = f"redis://127.0.0.1:{port}"
         done = serve("--port", "0", "--redis-url", url, *(["--redis-cluster"] if cluster else []), data_dir=tmp_path)
     assert "Protocol error" in one_line_naming(done, url)
+
+
+def test_a_message_rate_of_0_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    """Once, a server took --rate 0 --burst 0 and failed every request with a ZeroDivisionError."""
+    done = serve("--port", "0", "--rate", "0", "--burst", "0", data_dir=tmp_path / "data")
+    refused_before_anything_started(done, tmp_path / "data", "argument --rate: must be more than 0, not 0")
+    done = serve("--port", "0", "--burst", "0", data_dir=tmp_path / "data")
+    refused_before_anything_started(done, tmp_path / "data", "argument --burst: must be from 1 to 1000000000, not 0")
+
+
+REFUSED = [
+    ("--rate", "0", "must be more than 0, not 0"),
+    ("--rate", "-2", "must be more than 0, not -2"),
+    ("--rate", "nan", "not a finite number: 'nan'"),
+    ("--rate", "fast", "not a number: 'fast'"),
+    ("--burst", "0", "must be from 1 to 1000000000, not 0"),
+    ("--identity-rate", "0", "must be more than 0, not 0"),
+    ("--identity-burst", "0", "must be from 1 to 1000000000, not 0"),
+    ("--race-rate", "-0.5", "must be more than 0, not -0.5"),
+    ("--race-burst", "-1", "must be from 1 to 1000000000, not -1"),
+    ("--countdown", "-1", "must be at least 0, not -1"),
+    ("--countdown", "inf", "not a finite number: 'inf'"),
+    ("--max-races", "-1", "must be from 1 to 1000000000, not -1"),
+    ("--max-races", "0", "must be from 1 to 1000000000, not 0"),
+    ("--grace", "-1", "must be at least 0, not -1"),
+    ("--idle-timeout", "-5", "must be at least 0, not -5"),
+    ("--keep-finished", "-1", "must be at least 0, not -1"),
+    ("--open-timeout", "0", "must be more than 0, not 0"),
+    ("--abandoned-timeout", "-1", "must be at least 0, not -1"),
+    ("--invite-timeout", "0", "must be more than 0, not 0"),
+    ("--max-frame", "0", "must be from 1 to 2147483647, not 0"),
+    ("--max-backlog", "-1", "must be from 1 to 2147483647, not -1"),
+]
+
+
+@pytest.mark.parametrize(("flag", "value", "complaint"), REFUSED)
+def test_a_setting_out_of_its_range_is_refused_by_the_flags_name(
+    flag: str, value: str, complaint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        build_parser().parse_args(["serve", flag, value])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f"parlour serve: error: argument {flag}: {complaint}"
+
+
+def test_a_setting_from_the_environment_is_checked_as_the_flag_is(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PARLOUR_RATE", "0")
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["serve"])
+    assert (
+        capsys.readouterr().err.splitlines()[-1] == "parlour serve: error: argument --rate: must be more than 0, not 0"
+    )
+    assert build_parser().parse_args(["serve", "--rate", "0.5"]).rate == 0.5  # a flag still wins
+
+
+def test_the_edges_of_each_range_are_taken() -> None:
+    args = build_parser().parse_args(
+        ["serve", "--port", "0", "--countdown", "0", "--idle-timeout", "0", "--grace", "0", "--max-connections", "0",
+         "--rate", "0.01", "--burst", "1", "--max-races", "1", "--keep-finished", "0", "--abandoned-timeout", "0"]
+    )  # fmt: skip
+    assert (args.port, args.countdown, args.idle_timeout, args.grace, args.max_connections) == (0, 0, 0, 0, 0)
+    assert (args.rate, args.burst, args.max_races, args.keep_finished, args.abandoned_timeout) == (0.01, 1, 1, 0, 0)
+    assert build_parser().parse_args(["serve", "--port", "65535"]).port == 65535
+
+
+def test_a_bots_stop_grace_is_0_or_more(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["bot", "run", "random", "--stop-grace", "-1"])
+    assert capsys.readouterr().err.splitlines()[-1].endswith("argument --stop-grace: must be at least 0, not -1")
+    assert build_parser().parse_args(["bot", "run", "random", "--stop-grace", "0"]).stop_grace == 0
