@@ -2,23 +2,26 @@
 
 The compiled install is setup.py's (``PARLOUR_COMPILE=1``, see README.md); this module builds the same
 extension modules into a directory of their own instead, for what runs the compiled engine beside the pure one
-without installing it: ``tests/games/test_compiled.py`` and ``bench/engine.py --compiled``. Put the directory
-first on PYTHONPATH and ``parlour.games`` is the compiled engine while every other ``parlour`` package still
-comes from the installed Parlour: the directory holds ``parlour/games/*.so`` (``.pyd`` on Windows), no
+without installing it: ``tests/games/test_compiled.py`` and ``bench/engine.py --compiled``. Compiled into DIR,
+they are in ``DIR/lib``: put that first on PYTHONPATH and ``parlour.games`` is the compiled engine while every
+other ``parlour`` package still comes from the installed Parlour. ``DIR/lib`` holds ``parlour/games/*.so``
+(``.pyd`` on Windows), no
 ``.py``, no ``parlour/__init__.py`` (``parlour`` stays a namespace package), and mypyc's shared runtime module
 ``<hash>__mypyc.*.so`` at its top, which must stay on the path with it.
 
 mypyc names a module after its file's path and the ``__init__.py`` files above it, so compiling
 ``games/golf.py`` where it lies would make a module ``games.golf``: the sources are staged as a copy under
 ``parlour/games/`` (beside a ``parlour/__init__.py`` for the compile only) and compiled there, at ``-O3``.
-It needs mypy (the ``test`` extra has it) and a C compiler, and takes about a minute of one core.
+It needs mypy (the ``test`` extra has it), setuptools and a C compiler, and takes about a minute of one core.
 
-    python bench/mypyc_engine.py DIR          # compile this checkout's games/ into DIR
-    PYTHONPATH=DIR python -c "import parlour.games.golf as g; print(g.__file__)"
+    python bench/mypyc_engine.py DIR          # compile this checkout's games/ into DIR (DIR/lib for PYTHONPATH)
+    PYTHONPATH=DIR/lib python -c "import parlour.games.golf as g; print(g.__file__)"
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import os
 import shlex
 import shutil
@@ -44,6 +47,14 @@ setup(
     script_args=["build_ext", "--build-lib", sys.argv[1], "--build-temp", sys.argv[2]],
 )
 """
+
+
+def missing_mypyc() -> str | None:
+    """Why this Python cannot run mypyc's build (mypy or setuptools not installed), or None when it can."""
+    for module, package in (("mypyc", "mypy"), ("setuptools", "setuptools")):
+        if importlib.util.find_spec(module) is None:
+            return f"{package} is not installed in {sys.executable} (pip install {package}; the test extra has both)"
+    return None
 
 
 def missing_compiler() -> str | None:
@@ -96,11 +107,25 @@ def is_compiled(file: str) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python bench/mypyc_engine.py DIR   (compile this checkout's games/ into DIR)", file=sys.stderr)
-        return 2
-    lib = compile_engine(Path(args[0]).resolve())
+    parser = argparse.ArgumentParser(
+        prog="python bench/mypyc_engine.py",
+        description="Compile this checkout's rules engine (games/) with mypyc into DIR; the extension modules go "
+        "to DIR/lib, which PYTHONPATH then takes. About a minute of one core; needs mypy, setuptools, a C compiler.",
+    )
+    parser.add_argument("dir", metavar="DIR", type=Path, help="a directory that does not exist yet, or an empty one")
+    args = parser.parse_args(argv)
+    into = args.dir.resolve()
+    if into.exists() and (not into.is_dir() or any(into.iterdir())):
+        parser.error(f"{into} is not an empty directory")
+    missing = missing_mypyc() or missing_compiler()
+    if missing is not None:
+        print(f"{parser.prog}: cannot compile: {missing}", file=sys.stderr)
+        return 1
+    try:
+        lib = compile_engine(into)
+    except RuntimeError as error:  # its message ends with the compiler's output
+        print(f"{parser.prog}: {error}", file=sys.stderr)
+        return 1
     print(f"compiled: PYTHONPATH={lib} gives {engine_file(lib)}")
     return 0
 

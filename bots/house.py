@@ -58,7 +58,8 @@ async def _keep(name: str, url: str, password: str | None) -> None:
     env.pop(PASSWORD_VARIABLE, None)
     if password is not None:
         env[PASSWORD_VARIABLE] = password  # not on the command line, where anyone may read it
-    command = [sys.executable, "-m", "parlour.client.cli", "bot", "run", name, "--server", url]
+    # -P: not the current directory first on sys.path, where a random.py would shadow the standard library's.
+    command = [sys.executable, "-P", "-m", "parlour.client.cli", "bot", "run", name, "--server", url]
     command += ["--max-races", str(HOUSE_RACES), "--parent", str(os.getpid())]
     while True:
         child = await asyncio.create_subprocess_exec(*command, env=env, start_new_session=True)

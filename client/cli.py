@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import secrets
@@ -725,6 +726,23 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
         return 130
 
 
+def finite_number(low: float, *, above: bool = False) -> Any:
+    """An argparse type: a finite number of ``low`` or more (more than ``low`` with ``above``)."""
+
+    def read(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"not a finite number: {text!r}")
+        if value < low or (above and value == low):
+            raise argparse.ArgumentTypeError(f"must be {'more than' if above else 'at least'} {low:g}, not {text}")
+        return value
+
+    return read
+
+
 def house_bots(text: str) -> tuple[str, ...]:
     """``--house-bots``: installed bots' names, comma-separated."""
     from parlour.bots import BotNotFound, load_bot
@@ -741,7 +759,7 @@ def house_bots(text: str) -> tuple[str, ...]:
 def cmd_serve(args: argparse.Namespace) -> int:
     from parlour.server.config import Config
     from parlour.server.embedded_redis import EmbeddedRedisError
-    from parlour.server.main import run
+    from parlour.server.main import BadRedisUrl, run
 
     config = Config(
         host=args.host,
@@ -783,7 +801,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         return run(config, beside)
-    except EmbeddedRedisError as error:
+    except (BadRedisUrl, EmbeddedRedisError) as error:
         raise CommandError(str(error)) from None
 
 
@@ -1083,10 +1101,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bot_run.add_argument(
         "--stop-grace",
-        type=float,
+        type=finite_number(0),
         default=5.0,
         metavar="SECONDS",
-        help="after SIGTERM, how long running races may go on before they are conceded (default 5)",
+        help="after SIGTERM, how long running races may go on before they are conceded (default 5; 0: at once)",
     )
     bot_run.add_argument(
         "--parent",
@@ -1100,8 +1118,12 @@ def build_parser() -> argparse.ArgumentParser:
         "serve", help="run the race server (with an embedded Redis by default)", formatter_class=DefaultsShown
     )
     server.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    server.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 picks a free one)")
-    server.add_argument("--redis-url", help="use this Redis (redis://..., unix://...) instead of the embedded one")
+    server.add_argument(
+        "--port", type=bounded(0, 65535), default=8765, help="port, 0 to 65535 (default 8765; 0 picks a free one)"
+    )
+    server.add_argument(
+        "--redis-url", help="use this Redis (redis://..., rediss://..., unix://...) instead of the embedded one"
+    )
     server.add_argument(
         "--redis-prefix",
         default="parlour",
@@ -1110,7 +1132,8 @@ def build_parser() -> argparse.ArgumentParser:
     server.add_argument(
         "--redis-cluster",
         action="store_true",
-        help="--redis-url names a node of a Redis Cluster (redis-py's RedisCluster: the others are found from it)",
+        help="--redis-url (redis:// or rediss://) names a node of a Redis Cluster (redis-py's RedisCluster: the "
+        "others are found from it)",
     )
     server.add_argument(
         "--data-dir",
@@ -1122,14 +1145,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--password", help=f"make the server private: every hello must give this password (or set ${PASSWORD_VARIABLE})"
     )
     server.add_argument("--password-file", metavar="FILE", help="read the password from the first line of FILE")
-    server.add_argument("--grace", type=float, default=60.0, help="seconds a disconnected racer keeps the seat")
     server.add_argument(
-        "--idle-timeout", type=float, default=600.0, help="seconds before an idle connection closes (0: never)"
+        "--grace",
+        type=finite_number(0),
+        default=60.0,
+        help="seconds a disconnected racer keeps the seat (0: conceded at once)",
     )
-    server.add_argument("--max-frame", type=int, default=16 * 1024, help="largest frame in bytes (default 16384)")
+    server.add_argument(
+        "--idle-timeout",
+        type=finite_number(0),
+        default=600.0,
+        help="seconds before an idle connection closes (0: never)",
+    )
+    server.add_argument(
+        "--max-frame", type=bounded(1, 2**31 - 1), default=16 * 1024, help="largest frame in bytes (default 16384)"
+    )
     server.add_argument(
         "--max-backlog",
-        type=int,
+        type=bounded(1, 2**31 - 1),
         default=1024 * 1024,
         help="bytes waiting to be sent to a client that does not read before it is closed (default 1048576)",
     )
@@ -1139,33 +1172,65 @@ def build_parser() -> argparse.ArgumentParser:
         default=10_000,
         help="websocket connections open at once; more are answered 503 (default 10000; 0: no cap)",
     )
-    server.add_argument("--countdown", type=float, default=3.0, help="seconds from all ready to the start")
-    server.add_argument("--rate", type=float, default=50.0, help="messages per second a connection may average")
-    server.add_argument("--burst", type=int, default=200, help="messages a connection may send at once")
-    server.add_argument("--max-races", type=int, default=5, help="open and live races a player may be in")
     server.add_argument(
-        "--keep-finished", type=float, default=60.0, help="seconds a finished race stays in memory (default 60)"
+        "--countdown", type=finite_number(0), default=3.0, help="seconds from all ready to the start (0: none)"
     )
     server.add_argument(
-        "--open-timeout", type=float, default=1800.0, help="seconds an open race waits for a new player (default 1800)"
+        "--rate",
+        type=finite_number(0, above=True),
+        default=50.0,
+        help="messages per second a connection may average (more than 0)",
+    )
+    server.add_argument(
+        "--burst", type=bounded(1, 10**9), default=200, help="messages a connection may send at once (1 or more)"
+    )
+    server.add_argument(
+        "--max-races", type=bounded(1, 10**9), default=5, help="open and live races a player may be in (1 or more)"
+    )
+    server.add_argument(
+        "--keep-finished",
+        type=finite_number(0),
+        default=60.0,
+        help="seconds a finished race stays in memory (default 60; 0: dropped at once, replays come from Redis)",
+    )
+    server.add_argument(
+        "--open-timeout",
+        type=finite_number(0, above=True),
+        default=1800.0,
+        help="seconds an open race waits for a new player (default 1800; more than 0)",
     )
     server.add_argument(
         "--abandoned-timeout",
-        type=float,
+        type=finite_number(0),
         default=300.0,
-        help="seconds an open race stays once none of its players is connected (default 300)",
+        help="seconds an open race stays once none of its players is connected (default 300; 0: at once)",
     )
     server.add_argument(
-        "--identity-rate", type=float, default=0.2, help="new identities per second one address may average"
+        "--identity-rate",
+        type=finite_number(0, above=True),
+        default=0.2,
+        help="new identities per second one address may average (more than 0)",
     )
-    server.add_argument("--identity-burst", type=int, default=60, help="new identities one address may make at once")
-    server.add_argument("--race-rate", type=float, default=0.5, help="races per second one player may average")
-    server.add_argument("--race-burst", type=int, default=30, help="races one player may create at once")
+    server.add_argument(
+        "--identity-burst",
+        type=bounded(1, 10**9),
+        default=60,
+        help="new identities one address may make at once (1 or more)",
+    )
+    server.add_argument(
+        "--race-rate",
+        type=finite_number(0, above=True),
+        default=0.5,
+        help="races per second one player may average (more than 0)",
+    )
+    server.add_argument(
+        "--race-burst", type=bounded(1, 10**9), default=30, help="races one player may create at once (1 or more)"
+    )
     server.add_argument(
         "--invite-timeout",
-        type=float,
+        type=finite_number(0, above=True),
         default=30.0,
-        help="seconds an invited bot has to take its seat before the invitation lapses (default 30)",
+        help="seconds an invited bot has to take its seat before the invitation lapses (default 30; more than 0)",
     )
     server.add_argument(
         "--trusted-proxy",

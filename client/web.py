@@ -50,8 +50,9 @@ def public_url_for(host: str, port: int) -> str:
 
 def session_command(arguments: Sequence[str]) -> str:
     """The shell command textual-serve runs for each browser: this Python running ``parlour`` with
-    ``arguments`` (e.g. ``["play", "--web-session", "--server", URL]``)."""
-    return shlex.join([sys.executable, "-m", "parlour.client.cli", *arguments])
+    ``arguments`` (e.g. ``["play", "--web-session", "--server", URL]``), as the ``parlour`` script would: without
+    the current directory first on ``sys.path`` (``-P``), where a ``random.py`` would shadow the standard library's."""
+    return shlex.join([sys.executable, "-P", "-m", "parlour.client.cli", *arguments])
 
 
 def serve(command: str, host: str, port: int, public_url: str) -> None:

@@ -30,6 +30,11 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 race``, ``2 races``, ``0 races`` (``words`` for a plural not made with an s)."""
+    return f"{count} {word}" if count == 1 else f"{count} {words or word + 's'}"
+
+
 def printable(text: str) -> str:
     """``text`` with every control, format, private-use, surrogate and line/paragraph
     separator character written as a visible escape (``\\x1b``, ``\\u202e``), so printing

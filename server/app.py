@@ -33,7 +33,7 @@ from parlour.protocol import messages as m
 from parlour.protocol.codec import decode_map, message_from_map
 from parlour.protocol.messages import PROTOCOL_VERSION, REQUESTS, Message
 from parlour.protocol.replay import REPLAY_FORMAT
-from parlour.protocol.text import name_problem, printable
+from parlour.protocol.text import name_problem, plural, printable
 from parlour.server.bots import MAX_LISTED, OnlineBot, choose, merge, offer
 from parlour.server.bus import Bus
 from parlour.server.config import Config
@@ -147,7 +147,7 @@ class Server:
         try:
             orphans = await self.store.lease_orphans()
             if orphans:
-                log.info("%d races had no lease: any node may take them now", orphans)
+                log.info("%s had no lease: any node may take them now", plural(orphans, "race"))
             self.alone = alone
             await self.bus.subscribe_node()  # before any bot connects here: invitations for them
             if alone:
@@ -236,9 +236,18 @@ class Server:
             await self.store.give_leases(sorted(self.held), hand=True)
             self.metrics.leases_released += len(self.held)
             if self.held:
-                log.info("handed %d races over to the other nodes", len(self.held))
+                tournaments = sum(1 for key in self.held if key.startswith(LEASE_PREFIX))
+                counts = ((len(self.held) - tournaments, "race"), (tournaments, "tournament"))
+                held = " and ".join(plural(count, word) for count, word in counts if count)
+                if self.alone:
+                    log.info("left %s for this node's next start: no other node uses its Redis", held)
+                else:
+                    log.info("handed %s over to the other nodes", held)
         except UNAVAILABLE as error:  # their leases run out instead
-            log.warning("cannot hand the races over (%s): other nodes take them in %s s", error, LEASE)
+            if self.alone:
+                log.warning("cannot give the races' leases up (%s): the next start takes them back anyway", error)
+            else:
+                log.warning("cannot hand the races over (%s): other nodes take them in %s s", error, LEASE)
         self.held.clear()
         if self.bots:
             try:  # at once, rather than once this node's heartbeat is old
@@ -766,7 +775,7 @@ class Server:
                     # was lost): take them in.
                     resynced = await self._resync(race, index)
                     if seq >= seat.seq:
-                        message = f"the log already holds {conflict.length} entries"
+                        message = f"the log already holds {plural(conflict.length, 'entry', 'entries')}"
                         raise ProtocolError(ErrorCode.STALE_SEQ, message) from None
                     seen = True
                 else:
@@ -893,7 +902,7 @@ class Server:
 
     async def _on_gap(self) -> None:
         """Events from other nodes may have been lost: read every race held in memory again."""
-        log.warning("events from other nodes may have been lost: reading %d races again", len(self.races))
+        log.warning("events from other nodes may have been lost: reading %s again", plural(len(self.races), "race"))
         for race in list(self.races.values()):
             try:
                 # The seats first: a race that finished meanwhile still tells its moves before its end.
@@ -1601,7 +1610,7 @@ class Server:
         connection that offers more races at once may take that many)."""
         mine = await self.store.count_races(self._player(conn).id)
         if mine >= max(self.config.max_races, conn.max_races):
-            raise ProtocolError(ErrorCode.TOO_MANY_RACES, f"you are already in {mine} races (the limit)")
+            raise ProtocolError(ErrorCode.TOO_MANY_RACES, f"you are already in {plural(mine, 'race')} (the limit)")
 
     def _announce(self, race: Race) -> None:
         """Send every seated player and spectator a ``race_update``, once per connection."""

@@ -39,6 +39,7 @@ import msgpack
 from parlour.games import GameError, game_names, get_game, score_wire
 from parlour.protocol import ErrorCode, ProtocolError
 from parlour.protocol import messages as m
+from parlour.protocol.text import plural
 from parlour.protocol.tournament import (
     Entrant,
     Format,
@@ -164,7 +165,7 @@ class Director:
         server.held.add(lease_id(tournament.id))
         self.held.add(tournament.id)
         tournament = await self.store.save(tournament)
-        log.info("tournament created: %s, %d bots", tournament.name, len(bots), extra=Ids(player=player.id))
+        log.info("tournament created: %s, %s", tournament.name, plural(len(bots), "bot"), extra=Ids(player=player.id))
         if tournament.people == 0:
             tournament = await self._start(tournament)
         return m.TournamentInfo(id=msg.id, tournament=await self._summary(tournament))
@@ -329,7 +330,7 @@ class Director:
         tournament.status = TStatus.RUNNING
         tournament.started_at = time.time()
         tournament = await self.store.save(tournament)
-        log.info("tournament %s started: %d races", tournament.id, len(schedule(tournament.spec)))
+        log.info("tournament %s started: %s", tournament.id, plural(len(schedule(tournament.spec)), "race"))
         self.server._spawn(self.advance(tournament.id), ("advance", tournament.id))
         return tournament
 

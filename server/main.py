@@ -26,6 +26,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.connection import parse_url
+from redis.exceptions import RedisClusterException, RedisError
 from websockets.asyncio.server import serve
 
 from parlour.server.app import Server
@@ -51,6 +53,31 @@ CONNECT_TIMEOUT = 5.0  # seconds to connect to Redis (redis-py's default, kept w
 
 class RedisLost(Exception):
     """The embedded Redis died and could not be brought back: the server must stop."""
+
+
+class BadRedisUrl(ValueError):
+    """A Redis URL the server cannot use, found before anything starts (the message says why)."""
+
+
+class CannotReachRedis(Exception):
+    """The Redis did not answer at the start, or not as a Redis: the message names its URL and the cause."""
+
+
+def check_redis_url(url: str | None, cluster: bool) -> None:
+    """Raise `BadRedisUrl` unless the server can connect by ``url`` (``None``: the embedded Redis):
+    a ``redis://``, ``rediss://`` or ``unix://`` URL redis-py reads, and with ``cluster`` (a node of a
+    Redis Cluster) a ``redis://`` or ``rediss://`` one, since the embedded Redis is no cluster and
+    redis-py's cluster client takes no unix socket. Nothing is connected to."""
+    if url is None:
+        if cluster:
+            raise BadRedisUrl("--redis-cluster needs --redis-url, a node of the cluster: the embedded Redis is none")
+        return
+    try:
+        parse_url(url)
+    except ValueError as error:
+        raise BadRedisUrl(f"--redis-url {shown_url(url)!r}: {error}") from None
+    if cluster and urlsplit(url).scheme == "unix":
+        raise BadRedisUrl(f"--redis-cluster needs a redis:// or rediss:// URL, not {shown_url(url)!r}")
 
 
 async def supervise(embedded: EmbeddedRedis) -> None:
@@ -104,6 +131,31 @@ def raise_file_limit(connections: int) -> int | None:
     return soft if soft < wanted else None
 
 
+async def connect(config: Config, redis_url: str) -> Store:
+    """The store on the Redis at ``redis_url``, once it answered; raise `CannotReachRedis` if it does not
+    answer, or not as a Redis (`TooOld` if it is older than the server needs)."""
+    client: aioredis.Redis | RedisCluster
+    batches: aioredis.Redis | None = None  # on a Cluster the batches go by slot, through the cluster client
+    name = f"parlour:{config.node}"  # what CLIENT LIST shows of this node's connections
+    try:
+        if config.redis_cluster:
+            client = RedisCluster.from_url(redis_url, max_connections=64, client_name=name)
+        else:
+            # A blocking pool: when every connection is busy, wait for one instead of failing.
+            pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=20, client_name=name)
+            client = aioredis.Redis(connection_pool=pool)
+            # The write batches (one at a time) on a connection of their own, which the store bounds itself.
+            batches = aioredis.Redis.from_url(
+                redis_url, client_name=name, socket_timeout=None, socket_connect_timeout=CONNECT_TIMEOUT
+            )
+        store = Store(client, config.redis_prefix, config.node, batches)
+        await store.ping()
+        await store.check_version()
+    except (RedisError, RedisClusterException) as error:
+        raise CannotReachRedis(f"cannot reach Redis at {shown_url(redis_url)}: {error}") from None
+    return store
+
+
 async def serve_forever(
     config: Config, redis_url: str, embedded: EmbeddedRedis | None = None, beside: Beside | None = None
 ) -> None:
@@ -111,22 +163,7 @@ async def serve_forever(
 
     ``beside(host, port)`` is started once the server listens and cancelled once it has shut down
     (``parlour serve --house-bots`` runs its bots so)."""
-    client: aioredis.Redis | RedisCluster
-    batches: aioredis.Redis | None = None  # on a Cluster the batches go by slot, through the cluster client
-    name = f"parlour:{config.node}"  # what CLIENT LIST shows of this node's connections
-    if config.redis_cluster:
-        client = RedisCluster.from_url(redis_url, max_connections=64, client_name=name)
-    else:
-        # A blocking pool: when every connection is busy, wait for one instead of failing.
-        pool = aioredis.BlockingConnectionPool.from_url(redis_url, max_connections=64, timeout=20, client_name=name)
-        client = aioredis.Redis(connection_pool=pool)
-        # The write batches (one at a time) on a connection of their own, which the store bounds itself.
-        batches = aioredis.Redis.from_url(
-            redis_url, client_name=name, socket_timeout=None, socket_connect_timeout=CONNECT_TIMEOUT
-        )
-    store = Store(client, config.redis_prefix, config.node, batches)
-    await store.ping()
-    await store.check_version()
+    store = await connect(config, redis_url)
     server = Server(config, store)
     # With a Redis of its own, no other node can hold its races.
     running = asyncio.create_task(server.run(alone=embedded is not None))
@@ -203,7 +240,11 @@ def shown_url(url: str) -> str:
 
 
 def run(config: Config, beside: Beside | None = None) -> int:
-    """Run the server with ``config`` (and ``beside``, see :func:`serve_forever`); return the exit status."""
+    """Run the server with ``config`` (and ``beside``, see :func:`serve_forever`); return the exit status.
+
+    Raises `BadRedisUrl` before anything starts if ``config``'s Redis settings cannot work (see
+    :func:`check_redis_url`), and `EmbeddedRedisError` if the embedded Redis does not start."""
+    check_redis_url(config.redis_url, config.redis_cluster)
     # The node's id: its name and a suffix, unique even if several nodes are given one name.
     config = replace(config, node=f"{config.node}-{secrets.token_hex(3)}")
     configure(config.log_format, config.node)
@@ -226,8 +267,11 @@ def run(config: Config, beside: Beside | None = None) -> int:
     except TooOld as error:
         announce_error(str(error))
         return 1
-    except UNAVAILABLE as error:  # at the start: a Redis given by URL that does not answer
-        announce_error(f"cannot reach Redis at {shown_url(config.redis_url or '')}: {error}")
+    except CannotReachRedis as error:
+        announce_error(str(error))
+        return 1
+    except UNAVAILABLE as error:  # at the start, once it answered: it went away
+        announce_error(f"cannot reach Redis at {shown_url(redis_url)}: {error}")
         return 1
     finally:
         if embedded is not None:

@@ -22,6 +22,7 @@ from typing import Any
 from parlour.games import CONCEDE, Ending, Game, GameError, IllegalMove, Move, get_game, score_wire
 from parlour.protocol import ErrorCode, ProtocolError
 from parlour.protocol.replay import commitment, ranked_results
+from parlour.protocol.text import plural
 
 SEED_BITS = 128
 # Join codes: Crockford's base32 alphabet (no I, L, O, U), 12 characters: 60 bits.
@@ -168,7 +169,8 @@ class Race:
             self.invited.remove(invitation)
         elif len(self.seats) + len(self.invited) >= self.settings.seats:
             kept = f" ({len(self.invited)} kept for invited bots)" if self.invited else ""
-            raise ProtocolError(ErrorCode.RACE_FULL, f"all {self.settings.seats} seats are taken{kept}")
+            seats = "the only seat is" if self.settings.seats == 1 else f"all {self.settings.seats} seats are"
+            raise ProtocolError(ErrorCode.RACE_FULL, f"{seats} taken{kept}")
         self.seats.append(Seat(player, name, bot, ready=self.tournament is not None))
         return len(self.seats) - 1
 
@@ -284,7 +286,9 @@ class Race:
         if seq < seat.seq:
             return index, True
         if seq > seat.seq:
-            raise ProtocolError(ErrorCode.STALE_SEQ, f"entry {seq} is not next: this game has {seat.seq} entries")
+            raise ProtocolError(
+                ErrorCode.STALE_SEQ, f"entry {seq} is not next: this game has {plural(seat.seq, 'entry', 'entries')}"
+            )
         return index, False
 
     def taking_entries(self, now: float) -> bool:

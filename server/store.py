@@ -64,6 +64,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from parlour.protocol.text import plural
 from parlour.server.race import Invitation, Race, Seat, Settings, Status
 
 DEFAULT_PREFIX = "parlour"
@@ -243,7 +244,7 @@ class LogConflict(Exception):
     """The log did not have the expected length: another writer got there first."""
 
     def __init__(self, length: int) -> None:
-        super().__init__(f"the log holds {length} entries")
+        super().__init__(f"the log holds {plural(length, 'entry', 'entries')}")
         self.length = length
 
 

@@ -94,6 +94,7 @@ class ServerProcess:
         self.port = free_port()
         self.extra = list(extra)
         self.process: subprocess.Popen[str] | None = None
+        self.cwd: Path | None = None  # the directory it runs in (None: this process's)
         self.output: list[str] = []
         self.reader: threading.Thread | None = None
 
@@ -107,9 +108,15 @@ class ServerProcess:
 
     def start(self, timeout: float = 60.0) -> None:
         storage = ["--redis-url", self.redis_url] if self.redis_url else ["--data-dir", str(self.data_dir)]
-        command = [sys.executable, "-m", "parlour.client.cli", "serve", "--port", str(self.port), *storage]
+        # -P, as the parlour script runs: the current directory is not first on sys.path.
+        command = [sys.executable, "-P", "-m", "parlour.client.cli", "serve", "--port", str(self.port), *storage]
         self.process = subprocess.Popen(
-            [*command, *self.extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1
+            [*command, *self.extra],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            bufsize=1,
+            cwd=self.cwd,
         )
         deadline = time.monotonic() + timeout
         assert self.process.stdout is not None

@@ -250,3 +250,21 @@ async def test_serve_with_house_bots_then_race_create_with_bot_races_it_from_the
     third = house_bot_pids(server)[2]
     assert server.stop() == 0
     assert gone(third)
+
+
+async def test_house_bots_started_where_a_module_shadows_the_standard_librarys_still_come_online(
+    server_factory: type[ServerProcess], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server started in a folder holding a random.py (someone's scripts): its house bots import the
+    standard library's random, not that one, as the server itself does."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "server"))
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    (scripts / "random.py").write_text("raise ImportError('this random.py is not the standard library one')\n")
+    server = server_factory("--house-bots", QUICK_BOT)
+    server.cwd = scripts
+    server.start()
+    watcher = await person(server.url, "sam")
+    await bot_online(watcher, QUICK_BOT)
+    await watcher.close()
+    assert "exited with status" not in "".join(server.output)

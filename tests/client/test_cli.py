@@ -213,7 +213,7 @@ def test_every_serve_setting_can_come_from_a_parlour_environment_variable(
         text=True,
         timeout=60,
     )
-    assert refused.returncode == 2 and "argument --port: invalid int value: 'eighty'" in refused.stderr
+    assert refused.returncode == 2 and "argument --port: not a whole number: 'eighty'" in refused.stderr
 
 
 def test_a_redis_that_does_not_answer_at_the_start_is_one_clear_line_without_its_password() -> None:

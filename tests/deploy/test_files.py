@@ -5,6 +5,7 @@ The containers themselves are tested by test_compose.py (``PARLOUR_CONTAINER_TES
 
 from __future__ import annotations
 
+import argparse
 import re
 import tomllib
 from pathlib import Path
@@ -49,3 +50,40 @@ def test_the_web_service_is_optional_and_behind_the_proxy_on_play() -> None:
     assert "http-request replace-path ^/play(/.*)$ \\1" in haproxy
     assert re.search(rf"^\s+server web web:{port} ", haproxy, re.MULTILINE)
     assert "bind :8080" in haproxy
+
+
+def serve_variables() -> set[str]:
+    """Every ``PARLOUR_*`` variable ``parlour serve`` reads: one per flag (``--max-races`` is
+    ``$PARLOUR_MAX_RACES``), the password's, and any the server's code names itself."""
+    from parlour.client.cli import NOT_FROM_ENVIRONMENT, PASSWORD_VARIABLE, build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    serve = commands.choices["serve"]
+    names = {"PARLOUR_" + a.dest.upper() for a in serve._actions if a.option_strings}
+    names -= {"PARLOUR_" + dest.upper() for dest in NOT_FROM_ENVIRONMENT}
+    names.add(PASSWORD_VARIABLE)
+    for source in (ROOT / "server").glob("*.py"):
+        names.update(re.findall(r"\bPARLOUR_[A-Z][A-Z_]*\b", source.read_text()))
+    return names
+
+
+def test_env_example_holds_every_variable_the_server_reads() -> None:
+    example = (DEPLOY / ".env.example").read_text()
+    assert "PARLOUR_MAX_RACES" in serve_variables() and "PARLOUR_DATA_DIR" in serve_variables()
+    missing = sorted(name for name in serve_variables() if not re.search(rf"\b{name}=", example))
+    assert not missing, f"deploy/.env.example does not give {', '.join(missing)}"
+
+
+NUMBERS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+
+
+def test_the_readme_names_every_variable_compose_sets_on_the_servers() -> None:
+    environment = re.search(r"^    environment:\n(.*?)(?=^    \S)", service("server"), re.MULTILINE | re.DOTALL)
+    assert environment, "compose.yaml's server has no environment"
+    names = re.findall(r"^      (PARLOUR_[A-Z_]+):", environment[1], re.MULTILINE)
+    assert "PARLOUR_REDIS_URL" in names
+    readme = (DEPLOY / "README.md").read_text()
+    configure = readme.split("\n## Configure\n")[1].split("\n## ")[0]
+    assert f"Compose sets {NUMBERS[len(names)]} of them itself" in " ".join(configure.split())
+    for name in names:
+        assert f"`{name}" in configure, f"deploy/README.md's Configure does not say compose sets {name}"

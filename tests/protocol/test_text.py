@@ -7,7 +7,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from parlour.protocol.text import REFUSED_CATEGORIES, name_problem, printable
+from parlour.protocol.text import REFUSED_CATEGORIES, name_problem, plural, printable
 
 TERMINAL_TRICKS = ["\x1b[2J", "\x07", "\x00", "\u202e", "\u2066", "\u200b", "\u2028", "\u2029", "\ue000", "\r", "\n"]
 
@@ -41,3 +41,8 @@ def test_printable_leaves_no_refused_character_and_keeps_clean_text(text: str) -
 def test_every_accepted_name_prints_unchanged(name: str) -> None:
     if name_problem(name) is None:
         assert printable(name) == name and name == name.strip()
+
+
+def test_plural_counts_in_words() -> None:
+    assert [plural(n, "race") for n in (0, 1, 2)] == ["0 races", "1 race", "2 races"]
+    assert plural(1, "entry", "entries") == "1 entry" and plural(3, "entry", "entries") == "3 entries"

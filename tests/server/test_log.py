@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from tests.conftest import ServerProcess
+from parlour.client.connection import Client
+from tests.conftest import REDIS_URL, ServerProcess
 from tests.server.test_fairness import seated_race, start
 
 pytestmark = pytest.mark.asyncio
@@ -47,3 +48,25 @@ async def test_the_server_logs_connections_and_races_one_line_per_event(server: 
     await ann.call({"type": "join", "race": race})
     await asyncio.sleep(0.2)
     assert not [line for line in list(server.output) if f"joined, seat 0 race={race} player={ann.player}" in line]
+
+
+@pytest.mark.parametrize("alone", [True, False])
+async def test_a_node_stopping_says_where_its_races_go_counted_in_words(
+    alone: bool, server_factory: type[ServerProcess], shared_redis: str
+) -> None:
+    """With the embedded Redis no other node can take its races: they wait for its next start. A node
+    sharing a Redis hands them to the others. Either way one race is "1 race"."""
+    if alone and REDIS_URL:
+        pytest.skip("PARLOUR_TEST_REDIS_URL: every server shares that Redis, none has one of its own")
+    server = server_factory() if alone else server_factory(redis_url=shared_redis)
+    server.start()
+    ann = await Client.connect(server.url, "ann")
+    await ann.create("golf")
+    await ann.close()
+    assert server.stop() == 0
+    output = "".join(server.output)
+    if alone:
+        assert "left 1 race for this node's next start: no other node uses its Redis" in output, output
+        assert "handed" not in output
+    else:
+        assert "handed 1 race over to the other nodes" in output, output

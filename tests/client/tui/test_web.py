@@ -17,6 +17,7 @@ import itertools
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -145,6 +146,15 @@ def test_what_a_browser_session_runs() -> None:
     assert public_url_for("127.0.0.1", 8766) == "http://127.0.0.1:8766"
     assert public_url_for("::1", 80) == "http://[::1]:80"
     assert not public_url_for("0.0.0.0", 8766).startswith("http://0.0.0.0")
+
+
+def test_a_browser_session_started_where_a_module_shadows_the_standard_librarys_runs(tmp_path: Path) -> None:
+    """The web server may run in a folder holding a random.py: its sessions import the standard library's."""
+    (tmp_path / "random.py").write_text("raise ImportError('this random.py is not the standard library one')\n")
+    command = shlex.split(session_command(["games"]))
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "golf" in done.stdout
 
 
 @pytest.mark.asyncio
