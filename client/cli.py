@@ -160,7 +160,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise CommandError("GAME, --seed and -o are for practice: 'parlour play --practice GAME'")
         from parlour.client.tui.connect import LobbyApp
 
-        LobbyApp(account(args)).run()
+        who = account(args)
+        who.keeper.check()  # a damaged identities file is refused before the screen is taken over
+        LobbyApp(who).run()
         return 0
     options = check_practice(args)
     if args.bot is not None:  # an unknown bot's error, before the screen is taken over
@@ -242,6 +244,7 @@ def play_race(args: argparse.Namespace) -> int:
     from parlour.client.tui.racing import RaceApp
 
     who = account(args)
+    who.keeper.check()  # a damaged identities file is refused before the screen is taken over
     RaceApp(lambda: connect(who), args.race, args.bot, time_limit=args.time_limit, undo=args.undo).run()
     return 0
 
@@ -707,6 +710,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     name = args.name or bot.name
     profile = args.profile or f"bot-{bot.name}"
     identity = Identity(args.server, profile, Path(args.identity) if args.identity else None)
+    identity.check()
     logging.basicConfig(level=logging.INFO, format=f"parlour bot {name}: %(message)s", stream=sys.stderr)
     settings = Settings(
         server=args.server,
@@ -1251,11 +1255,13 @@ def package_version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from parlour.client.identity import IdentityFileError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
-    except (CommandError, GameError) as error:
+    except (CommandError, GameError, IdentityFileError) as error:
         print(f"parlour: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
