@@ -413,13 +413,14 @@ def account(args: argparse.Namespace) -> Any:
 
 
 def run_client(server: str, session: Coroutine[Any, Any, T]) -> T:
-    """Run a client session, turning a refusal or an unreachable server into one clear line."""
+    """Run a client session, turning a refusal, an unreachable server or a file that cannot be written into
+    one clear line (a :class:`CommandError`); a broken pipe on stdout is left to :func:`main`."""
     import asyncio
 
     from websockets.exceptions import InvalidHandshake, InvalidURI
 
     from parlour.client.connection import ClientError, unreachable_text
-    from parlour.client.line_race import RaceChoiceError
+    from parlour.client.line_race import OutputError, RaceChoiceError
     from parlour.protocol.text import printable
 
     try:
@@ -427,10 +428,12 @@ def run_client(server: str, session: Coroutine[Any, Any, T]) -> T:
     except ClientError as error:
         hint = " (give it with --password or $PARLOUR_PASSWORD)" if error.code == "bad_password" else ""
         raise CommandError(f"the server refused: {error.code}: {printable(error.message)}{hint}") from None
-    except RaceChoiceError as error:
+    except (RaceChoiceError, OutputError) as error:
         raise CommandError(str(error)) from None
     except InvalidURI as error:
         raise CommandError(f"{server} is not a server's URL: {error}") from None
+    except BrokenPipeError:  # stdout's reader went away (parlour races | head): main() ends quietly
+        raise
     except (OSError, InvalidHandshake, TimeoutError) as error:
         raise CommandError(f"cannot reach {server}: {unreachable_text(error)}") from None
 

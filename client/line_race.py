@@ -52,6 +52,10 @@ class RaceChoiceError(Exception):
     """No race to take part in, or several to choose from: the message says what to type."""
 
 
+class OutputError(Exception):
+    """A file on this machine could not be written; the message names it and says why."""
+
+
 @dataclass(frozen=True)
 class Account:
     """Where to connect and as whom: the options every client command shares."""
@@ -496,14 +500,18 @@ def replay_file(race_id: str) -> str:
 
 
 async def save_replay_to(client: Client, race_id: str, path: str) -> dict[str, Any]:
-    """Fetch a finished race's replay and write it as JSON to ``path`` (``-``: stdout)."""
+    """Fetch a finished race's replay and write it as JSON to ``path`` (``-``: stdout). Raises
+    :class:`OutputError` if the file cannot be written."""
     replay = (await client.replay(race_id)).replay
     text = json.dumps(replay, indent=1) + "\n"
     if path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
-    else:
+        return replay
+    try:
         Path(path).write_text(text)
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
     return replay
 
 
@@ -519,7 +527,10 @@ async def offer_replay(client: Client, race_id: str, term: Terminal, save_to: st
         return 0
     try:
         await save_replay_to(client, race_id, path)
-    except (ClientError, OSError) as error:
+    except OutputError as error:
+        term.say(f"Could not save the replay: {printable(str(error))}")
+        return 1
+    except ClientError as error:
         term.say(f"Could not save the replay to {path}: {printable(str(error))}")
         return 1
     term.say(f"Replay saved to {path}: check it with  parlour verify {path}")

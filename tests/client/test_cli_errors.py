@@ -1,0 +1,57 @@
+"""Client commands meeting a mistake or a local problem: one clear line naming the real cause (never
+"cannot reach" the server for a file of this machine), or a quiet end when stdout's reader goes away.
+Real processes and a real server."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import ServerProcess
+
+
+def parlour(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """A whole ``parlour`` command, its identities under ``home``."""
+    return subprocess.run(
+        [sys.executable, "-m", "parlour.client.cli", *args],
+        env={**os.environ, "XDG_CONFIG_HOME": str(home)},
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def finished_race(server: ServerProcess, home: Path) -> str:
+    """The id of a race of one seat, conceded at once: over, with a replay."""
+    done = parlour(home, "race", "create", "golf", "--seats", "1", "--server", server.url, stdin="concede\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = re.search(r"Race (\w+) created", done.stdout)
+    assert found is not None, done.stdout
+    return found.group(1)
+
+
+def test_a_replay_that_cannot_be_written_names_the_file_not_the_server(server: ServerProcess, tmp_path: Path) -> None:
+    race = finished_race(server, tmp_path)
+    target = tmp_path / "no-such-folder" / "race.json"
+    done = parlour(tmp_path, "replay", race, "-o", str(target), "--server", server.url)
+    assert done.returncode == 2
+    assert done.stderr == f"parlour: error: cannot write {target}: No such file or directory\n"
+
+
+def test_stdout_closed_by_its_reader_ends_the_command_quietly(server: ServerProcess, tmp_path: Path) -> None:
+    for command in (["races"], ["replay", finished_race(server, tmp_path), "-o", "-"]):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "parlour.client.cli", *command, "--server", server.url],
+            env={**os.environ, "XDG_CONFIG_HOME": str(tmp_path)},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # as 'head' does once it has its lines: every write now fails with EPIPE
+        said = process.stderr.read()
+        assert process.wait(60) == 0 and said == "", said
