@@ -106,17 +106,24 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def read_text_file(path: str) -> str:
+    """The text of a file named on the command line; a :class:`CommandError` if it cannot be read or is
+    not UTF-8."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise CommandError(f"cannot read {path}: it is not UTF-8 text") from None
+
+
 def load_state(game: Game[Any], args: argparse.Namespace) -> tuple[Any, str]:
     """The state named by ``--layout FILE`` or ``--seed N`` (a fresh seed if neither)."""
     options = parse_options(args.option)
     if getattr(args, "layout", None):
         if args.seed is not None:
             raise CommandError("give --seed or --layout, not both: a layout is a whole deal already")
-        try:
-            text = Path(args.layout).read_text()
-        except OSError as error:
-            raise CommandError(f"cannot read {args.layout}: {error.strerror}") from None
-        return game.from_text(text, options), f"layout {args.layout}"
+        return game.from_text(read_text_file(args.layout), options), f"layout {args.layout}"
     seed = new_seed() if args.seed is None else args.seed
     return game.deal(seed, options), f"seed {seed}"
 
@@ -282,9 +289,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     boards: list[tuple[str, Any]] = []
     for path in args.board:
         try:
-            boards.append((path, game.from_text(Path(path).read_text())))
-        except OSError as error:
-            raise CommandError(f"cannot read {path}: {error.strerror}") from None
+            boards.append((path, game.from_text(read_text_file(path))))
         except GameError as error:
             raise CommandError(f"{path}: {error}") from None
     boards += [(str(seed), game.deal(seed)) for seed in args.seed]
@@ -390,12 +395,27 @@ DEFAULT_SERVER = "ws://127.0.0.1:8765"
 
 
 def server_url(text: str) -> str:
-    """A server's URL: ``ws://`` is added to one without a scheme (``host:8765``)."""
+    """A server's URL: ``ws://`` is added to one without a scheme (``host:8765``). It names a host, and its
+    port, if given, is a whole number from 1 to 65535."""
+    from urllib.parse import urlsplit
+
     text = text.strip()
     if "://" not in text:
         text = "ws://" + text
     if not text.startswith(("ws://", "wss://")):
         raise argparse.ArgumentTypeError(f"a server's URL starts with ws:// or wss://, not {text!r}")
+    try:
+        parts = urlsplit(text)
+    except ValueError as error:  # a bracketed IPv6 address left open
+        raise argparse.ArgumentTypeError(f"{text!r} is not a URL: {error}") from None
+    if not parts.hostname:
+        raise argparse.ArgumentTypeError(f"a server's URL names its host, e.g. ws://HOST:8765, not {text!r}")
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or past 65535
+        port = 0
+    if port is not None and not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a server's port is a whole number from 1 to 65535, in {text!r}")
     return text
 
 

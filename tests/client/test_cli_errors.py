@@ -55,3 +55,25 @@ def test_stdout_closed_by_its_reader_ends_the_command_quietly(server: ServerProc
         process.stdout.close()  # as 'head' does once it has its lines: every write now fails with EPIPE
         said = process.stderr.read()
         assert process.wait(60) == 0 and said == "", said
+
+
+def test_a_server_url_with_a_bad_port_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    for url in ("ws://127.0.0.1:abc", "127.0.0.1:99999", "ws://127.0.0.1:0"):
+        for command in (["races"], ["bot", "run", "greedy"], ["race", "join", "CODE"]):
+            done = parlour(tmp_path, *command, "--server", url)
+            assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+            assert done.stderr.splitlines()[-1].endswith(
+                f"error: argument --server: a server's port is a whole number from 1 to 65535, in {url!r}"
+                if "://" in url
+                else f"in 'ws://{url}'"
+            ), done.stderr
+    done = parlour(tmp_path, "races", "--server", "ws://:8765")
+    assert done.returncode == 2 and "a server's URL names its host" in done.stderr
+
+
+def test_a_layout_or_board_that_is_not_utf8_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    board = tmp_path / "board.txt"
+    board.write_bytes(b"Talon: KC\n\xff\xfe\n")
+    for command in (["deal", "golf", "--layout"], ["play-local", "golf", "--layout"], ["solve", "golf", "--board"]):
+        done = parlour(tmp_path, *command, str(board))
+        assert done.returncode == 2 and done.stderr == f"parlour: error: cannot read {board}: it is not UTF-8 text\n"
