@@ -344,14 +344,18 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """Check each file: a race replay, or a tournament export (told apart by their ``format``)."""
+    """Check each file (``-``: standard input): a race replay, or a tournament export (told apart by their
+    ``format``)."""
     from parlour.protocol.replay import verify_replay
     from parlour.protocol.tournament_verify import is_export
 
+    if args.replay.count("-") > 1:
+        raise CommandError("standard input is read once: give - once")
     status = 0
-    for path in args.replay:
+    for name in args.replay:
+        path = "stdin" if name == "-" else name
         try:
-            data = json.loads(Path(path).read_text())
+            data = json.loads(sys.stdin.read() if name == "-" else Path(name).read_text())
         except OSError as error:
             raise CommandError(f"cannot read {path}: {error.strerror}") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
@@ -980,7 +984,8 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         nargs="+",
         metavar="FILE",
-        help="replay files (parlour replay) or tournament exports (parlour tournament export --format json)",
+        help="replay files (parlour replay) or tournament exports (parlour tournament export --format json); "
+        "- reads standard input",
     )
     verify.set_defaults(run=cmd_verify)
 

@@ -4,6 +4,7 @@ Real processes and a real server."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -77,3 +78,18 @@ def test_a_layout_or_board_that_is_not_utf8_is_one_line_not_a_traceback(tmp_path
     for command in (["deal", "golf", "--layout"], ["play-local", "golf", "--layout"], ["solve", "golf", "--board"]):
         done = parlour(tmp_path, *command, str(board))
         assert done.returncode == 2 and done.stderr == f"parlour: error: cannot read {board}: it is not UTF-8 text\n"
+
+
+def test_verify_dash_reads_the_replay_that_replay_dash_o_dash_writes(server: ServerProcess, tmp_path: Path) -> None:
+    race = finished_race(server, tmp_path)
+    saved = parlour(tmp_path, "replay", race, "-o", "-", "--server", server.url)
+    assert saved.returncode == 0 and "check it with: parlour verify -" in saved.stderr
+    checked = parlour(tmp_path, "verify", "-", stdin=saved.stdout)
+    assert checked.returncode == 0, checked.stderr
+    assert checked.stdout.startswith("stdin: OK: golf, 1 seat") and checked.stdout.endswith("check out\n")
+    tampered = json.loads(saved.stdout)
+    tampered["seed"] = "00" * 16
+    checked = parlour(tmp_path, "verify", "-", stdin=json.dumps(tampered))
+    assert checked.returncode == 1 and checked.stdout.startswith("stdin: REJECTED\n")
+    twice = parlour(tmp_path, "verify", "-", "-", stdin=saved.stdout)
+    assert twice.returncode == 2 and twice.stderr == "parlour: error: standard input is read once: give - once\n"
