@@ -154,6 +154,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         from parlour.client.web import run_session
 
         return run_session(args.server)
+    if args.race is None:
+        if args.bot is not None and not args.practice:
+            raise CommandError("--bot is for --race GAME (a bot online) or --practice (an installed bot)")
+        if args.time_limit is not None or args.undo:
+            raise CommandError("--time-limit and --undo are for --race GAME")
     if args.web:
         return play_web(args)
     if args.host is not None or args.port is not None or args.public_url is not None:
@@ -252,7 +257,8 @@ def play_race(args: argparse.Namespace) -> int:
 
     who = account(args)
     who.keeper.check()  # a damaged identities file is refused before the screen is taken over
-    RaceApp(lambda: connect(who), args.race, args.bot, time_limit=args.time_limit, undo=args.undo).run()
+    time_limit = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
+    RaceApp(lambda: connect(who), args.race, args.bot, time_limit=time_limit, undo=args.undo).run()
     return 0
 
 
@@ -396,6 +402,7 @@ def verify_tournament(path: str, export: dict[str, Any]) -> int:
 
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
+DEFAULT_TIME_LIMIT = 600  # seconds a race created from the command line lasts
 
 
 def server_url(text: str) -> str:
@@ -468,6 +475,8 @@ def cmd_race(args: argparse.Namespace) -> int:
     settings: dict[str, Any] = {}
     bots: list[str] = []
     if args.action == "create":
+        if args.delay is not None and not args.live_boards:
+            raise CommandError("--delay is for --live-boards: without it spectators see the boards only at the end")
         bots = args.bot
         settings = {
             "options": parse_options(args.option),
@@ -475,7 +484,7 @@ def cmd_race(args: argparse.Namespace) -> int:
             "time_limit": args.time_limit,
             "public": not args.private,
             "undo": args.undo,
-            "spectator_delay": args.delay,
+            "spectator_delay": args.delay or 0,
             "live_boards": args.live_boards,
         }
     who = account(args)
@@ -867,8 +876,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --race: the bot invited (a name from 'parlour races'); with --practice: an installed bot "
         "(see 'parlour bots') racing you in this process on the same deal",
     )
-    app.add_argument("--time-limit", type=int, default=600, metavar="SECONDS", help="the race's time limit")
-    app.add_argument("--undo", action="store_true", help="allow undo in the race")
+    app.add_argument(
+        "--time-limit", type=int, metavar="SECONDS", help=f"with --race: its time limit (default {DEFAULT_TIME_LIMIT})"
+    )
+    app.add_argument("--undo", action="store_true", help="with --race: allow undo in it")
     app.add_argument(
         "--replay", metavar="FILE|RACE", help="step through a saved replay file, or a finished race's from the server"
     )
@@ -935,11 +946,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="invite this bot to race you: a name 'parlour races' lists, or '*' for any bot that plays GAME "
         "(repeatable)",
     )
-    create.add_argument("--time-limit", type=int, default=600, help="seconds (default 600)")
+    create.add_argument(
+        "--time-limit", type=int, default=DEFAULT_TIME_LIMIT, help=f"seconds (default {DEFAULT_TIME_LIMIT})"
+    )
     create.add_argument("--private", action="store_true", help="not listed: others join with the code")
     create.add_argument("--undo", action="store_true", help="allow undo")
     create.add_argument(
-        "--delay", type=int, default=0, help="with --live-boards: seconds spectators see the boards late"
+        "--delay", type=int, help="with --live-boards: seconds spectators see the boards late (default 0)"
     )
     create.add_argument(
         "--live-boards",

@@ -93,3 +93,18 @@ def test_verify_dash_reads_the_replay_that_replay_dash_o_dash_writes(server: Ser
     assert checked.returncode == 1 and checked.stdout.startswith("stdin: REJECTED\n")
     twice = parlour(tmp_path, "verify", "-", "-", stdin=saved.stdout)
     assert twice.returncode == 2 and twice.stderr == "parlour: error: standard input is read once: give - once\n"
+
+
+def test_flags_that_would_mean_nothing_are_refused(tmp_path: Path) -> None:
+    nowhere = ["--server", "ws://127.0.0.1:9"]  # refused before any connection: no server is needed
+    refusals = {
+        ("race", "create", "golf", "--delay", "5"): "--delay is for --live-boards",
+        ("play", "--bot", "greedy"): "--bot is for --race GAME (a bot online) or --practice (an installed bot)",
+        ("play", "--replay", "r.json", "--bot", "greedy"): "--bot is for --race GAME",
+        ("play", "--undo"): "--time-limit and --undo are for --race GAME",
+        ("play", "--practice", "golf", "--time-limit", "60"): "--time-limit and --undo are for --race GAME",
+    }
+    for command, complaint in refusals.items():
+        done = parlour(tmp_path, *command, *nowhere)
+        assert done.returncode == 2 and done.stderr.startswith(f"parlour: error: {complaint}"), done.stderr
+        assert done.stderr.count("\n") == 1
