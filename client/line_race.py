@@ -12,7 +12,9 @@ so running the same command again after Ctrl-C or a lost connection resumes the 
 ``join CODE`` of a race you sit in, ``create GAME`` while you have an unfinished race of that
 game (``--new`` creates another), and ``parlour race resume [RACE]``. Ctrl-C before the start
 leaves the race; during the race it only disconnects (the seat waits for the server's grace
-period, then is conceded).
+period, then is conceded). The end of standard input during the race (a script's moves ran out,
+Ctrl-D) does the same, and the command says so on stderr and ends with status 1: only ``concede``
+(or ``quit`` and yes) gives a game up.
 
 Everything a server sends that is printed goes through :func:`printable` first.
 """
@@ -50,6 +52,23 @@ LEAVE_TIMEOUT = 5.0  # seconds to leave a race on Ctrl-C before giving up
 
 class RaceChoiceError(Exception):
     """No race to take part in, or several to choose from: the message says what to type."""
+
+
+class InputEnded(Exception):
+    """Standard input ended before the player's game did. The race is left without conceding: the
+    server keeps the seat for its grace period, as after a lost connection."""
+
+    def __init__(self, race_id: str) -> None:
+        super().__init__(f"input ended during race {race_id}")
+        self.race_id = race_id
+
+
+def seat_kept(race_id: str) -> str:
+    """What becomes of a seat left during the race (Ctrl-C, the end of input), and how to come back."""
+    return (
+        "the server keeps your seat for its grace period (60 s by default), then concedes your game. "
+        f"To come back: parlour race resume {printable(race_id)}"
+    )
 
 
 class OutputError(Exception):
@@ -292,11 +311,13 @@ async def take_part(client: Client, race_id: str, term: Terminal, save_replay: s
     try:
         status = await play(client, race_id, view, seq, Clock(deadline, offset), info, term)
     except asyncio.CancelledError:  # Ctrl-C during the race: the seat stays, for a while
-        term.say(
-            "You left the running race: the server keeps your seat for its grace period (60 s by default), "
-            f"then concedes your game. To come back: parlour race resume {printable(race_id)}"
-        )
+        term.say(f"You left the running race: {seat_kept(race_id)}")
         raise
+    except InputEnded:
+        print(
+            f"parlour: input ended: you left the running race without conceding: {seat_kept(race_id)}", file=sys.stderr
+        )
+        return 1
     if status == 0:
         return await offer_replay(client, race_id, term, save_replay)
     return status
@@ -387,7 +408,8 @@ async def play(
     """The move loop: typed lines become moves; others' progress and the end are printed.
 
     Returns 0 once the results are printed (even if the time limit ended the race while
-    a move was being typed), 1 if the connection was lost for good first.
+    a move was being typed), 1 if the connection was lost for good first. Raises
+    :class:`InputEnded` if input ends before the player's game: nothing is conceded.
     """
     game = get_game(str(view["game"]))
     typing = Typing()
@@ -406,8 +428,10 @@ async def play(
                 typed.cancel()
                 return events.result()
             line = typed.result()
+            if line is None:
+                raise InputEnded(race_id)
             try:
-                wanted = CONCEDE if line is None else read_line(game, line, view, typing)
+                wanted = read_line(game, line, view, typing)
                 if wanted is Command.TIME:
                     wanted = f"Time left: {clock(deadline.left())} of {clock(info['time_limit'])}."
                 elif wanted is Command.UNDO or isinstance(wanted, Move):
