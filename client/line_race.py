@@ -575,7 +575,13 @@ async def watch(account: Account, race_id: str, stdout: TextIO) -> int:
     boards are shown."""
     term = Terminal(sys.stdin, stdout)
     async with await connect(account) as client:
-        spectating = await client.spectate(race_id)
+        try:
+            spectating = await client.spectate(race_id)
+        except ClientError as error:
+            if error.code != ErrorCode.UNKNOWN_RACE:
+                raise
+            hint = f"if it has finished, 'parlour replay {race_id}' saves its replay"
+            raise ClientError(error.code, f"{error.message}; {hint}") from None
         info = spectating.race
         game = get_game(info["game"])
         names = {p["seat"]: p["name"] for p in info["players"]}

@@ -108,3 +108,16 @@ def test_flags_that_would_mean_nothing_are_refused(tmp_path: Path) -> None:
         done = parlour(tmp_path, *command, *nowhere)
         assert done.returncode == 2 and done.stderr.startswith(f"parlour: error: {complaint}"), done.stderr
         assert done.stderr.count("\n") == 1
+
+
+def test_watching_a_race_over_for_a_while_points_to_replay(server_factory: type[ServerProcess], tmp_path: Path) -> None:
+    server = server_factory("--keep-finished", "0")  # a finished race leaves the server's memory at once
+    server.start()
+    race = finished_race(server, tmp_path)
+    done = parlour(tmp_path, "watch", race, "--server", server.url)
+    assert done.returncode == 2 and done.stderr == (
+        "parlour: error: the server refused: unknown_race: no race with that id; "
+        f"if it has finished, 'parlour replay {race}' saves its replay\n"
+    )
+    saved = parlour(tmp_path, "replay", race, "-o", "-", "--server", server.url)
+    assert saved.returncode == 0 and json.loads(saved.stdout)["race"] == race
