@@ -240,8 +240,9 @@ def play_web(args: argparse.Namespace) -> int:
         serve(session_command(session), host, port, args.public_url or public_url_for(host, port))
     except WebUnavailable as error:
         raise CommandError(str(error)) from None
-    except OSError as error:
-        raise CommandError(f"cannot serve on {host}:{port}: {error.strerror or error}") from None
+    except OSError as error:  # asyncio words a bind error at length: the errno's own text is enough
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise CommandError(f"cannot serve on {host}:{port}: {reason}") from None
     return 0
 
 
@@ -428,6 +429,20 @@ def server_url(text: str) -> str:
     if port is not None and not 1 <= port <= 65535:
         raise argparse.ArgumentTypeError(f"a server's port is a whole number from 1 to 65535, in {text!r}")
     return text
+
+
+def public_url(text: str) -> str:
+    """``--public-url``: the address browsers use, an http:// or https:// URL naming a host."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018  (raises ValueError for a port that is not 0 to 65535)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"the address browsers use is an http:// or https:// URL, not {text!r}")
+    return text.strip()
 
 
 def account(args: argparse.Namespace) -> Any:
@@ -893,6 +908,7 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--port", type=bounded(1, 65535), help="with --web: the port to listen on (default 8766)")
     app.add_argument(
         "--public-url",
+        type=public_url,
         metavar="URL",
         help="with --web: the address browsers use, e.g. https://host/play behind a proxy (default http://HOST:PORT)",
     )

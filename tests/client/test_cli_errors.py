@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -121,3 +122,22 @@ def test_watching_a_race_over_for_a_while_points_to_replay(server_factory: type[
     )
     saved = parlour(tmp_path, "replay", race, "-o", "-", "--server", server.url)
     assert saved.returncode == 0 and json.loads(saved.stdout)["race"] == race
+
+
+def test_web_on_a_port_in_use_says_so_without_announcing_the_address_first(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = parlour(tmp_path, "play", "--web", "--practice", "--port", str(port))
+    assert done.returncode == 2 and "serving" not in done.stdout + done.stderr
+    assert done.stderr == f"parlour: error: cannot serve on 127.0.0.1:{port}: Address already in use\n"
+
+
+def test_web_public_url_must_be_an_http_url(tmp_path: Path) -> None:
+    for url in ("notaurl", "ftp://cards.example/", "https://", "http://cards.example:99999/"):
+        done = parlour(tmp_path, "play", "--web", "--practice", "--public-url", url)
+        assert done.returncode == 2 and done.stderr.splitlines()[-1] == (
+            f"parlour play: error: argument --public-url: the address browsers use is an http:// or https:// URL, "
+            f"not {url!r}"
+        )
