@@ -288,6 +288,7 @@ def play_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from parlour.client.line_play import plural
     from parlour.games.golf_solver import solve
 
     if args.game != "golf":
@@ -308,7 +309,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"board": label, "winnable": solution.winnable, "line": line}))
         elif solution.winnable:
-            print(f"{label}: winnable in {len(line)} moves: {', '.join(line)}")
+            print(f"{label}: winnable in {plural(len(line), 'move')}: {', '.join(line)}")
         else:
             print(f"{label}: not winnable")
     return 0
@@ -353,6 +354,7 @@ def cmd_arena(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check each file (``-``: standard input): a race replay, or a tournament export (told apart by their
     ``format``)."""
+    from parlour.client.line_play import plural
     from parlour.protocol.replay import verify_replay
     from parlour.protocol.tournament_verify import is_export
 
@@ -377,8 +379,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             for problem in problems:
                 print(f"  - {problem}")
         else:
-            seats = len(data["seats"])
-            print(f"{path}: OK: {data['game']}, {seats} seats, commitment, every log and every score check out")
+            seats = plural(len(data["seats"]), "seat")
+            print(f"{path}: OK: {data['game']}, {seats}, commitment, every log and every score check out")
     return status
 
 

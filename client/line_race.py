@@ -359,7 +359,7 @@ async def wait_for_start(
         invited = {i["player"]: i["name"] for i in info.get("invited", [])}
         async for event in client.events():
             if isinstance(event, Countdown) and event.race == race_id:
-                term.say(f"Starting in {event.starts_in:g} s...")
+                term.say(f"Starting in {round(event.starts_in, 1):g} s...")
             elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
                 if event.race["status"] == "expired":
                     term.say("The race expired: not every seat was taken and ready in time. Create a new one.")
@@ -678,7 +678,7 @@ async def list_races(account: Account, stdout: TextIO) -> int:
 def bot_line(bot: dict[str, Any]) -> str:
     """One bot online in a list: its name, the games it plays, how busy it is."""
     games = ", ".join(printable(game) for game in bot.get("games", []))
-    return f"{printable(bot['name']):<16} plays {games}  (in {bot['busy']} of {bot['max_races']} races)"
+    return f"{printable(bot['name']):<16} plays {games}  (in {bot['busy']} of {plural(bot['max_races'], 'race')})"
 
 
 async def leave(account: Account, race_id: str, stdout: TextIO) -> int:

@@ -263,7 +263,7 @@ async def list_tournaments(account: Account, stdout: TextIO, limit: int) -> int:
         done = f"{summary.get('done', 0)}/{summary['races']}" if "done" in summary else f"{summary['races']}"
         stdout.write(
             f"{printable(summary['id'])}  {printable(summary['status']):<8} {printable(summary['format']):<12} "
-            f"{done:>7} races  {printable(summary['name'])}\n"
+            f"{done:>7} {'race ' if summary['races'] == 1 else 'races'}  {printable(summary['name'])}\n"
         )
     stdout.write(
         "Follow one with 'parlour tournament watch ID'; see its standings with 'parlour tournament standings ID'.\n"

@@ -87,7 +87,7 @@ def test_verify_dash_reads_the_replay_that_replay_dash_o_dash_writes(server: Ser
     assert saved.returncode == 0 and "check it with: parlour verify -" in saved.stderr
     checked = parlour(tmp_path, "verify", "-", stdin=saved.stdout)
     assert checked.returncode == 0, checked.stderr
-    assert checked.stdout.startswith("stdin: OK: golf, 1 seat") and checked.stdout.endswith("check out\n")
+    assert checked.stdout == "stdin: OK: golf, 1 seat, commitment, every log and every score check out\n"
     tampered = json.loads(saved.stdout)
     tampered["seed"] = "00" * 16
     checked = parlour(tmp_path, "verify", "-", stdin=json.dumps(tampered))

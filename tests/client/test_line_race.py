@@ -363,6 +363,8 @@ async def test_the_end_of_input_leaves_the_race_without_conceding_and_the_seat_i
     server: ServerProcess, tmp_path: Path
 ) -> None:
     ann, bob, _, race = await start_race(server, tmp_path)
+    countdown = await ann.until(r"Starting in (\S+) s\.\.\.")
+    assert re.fullmatch(r"0|0\.\d", countdown.group(1)), countdown.group(0)  # 0.2 s, rounded to a tenth
     await ann.type("turn")
     await bob.until(r"\[ann: score \d+, 1 move\]")
     assert ann.process.stdin is not None
