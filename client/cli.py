@@ -107,17 +107,24 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def read_text_file(path: str) -> str:
+    """The text of a file named on the command line; a :class:`CommandError` if it cannot be read or is
+    not UTF-8."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise CommandError(f"cannot read {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise CommandError(f"cannot read {path}: it is not UTF-8 text") from None
+
+
 def load_state(game: Game[Any], args: argparse.Namespace) -> tuple[Any, str]:
     """The state named by ``--layout FILE`` or ``--seed N`` (a fresh seed if neither)."""
     options = parse_options(args.option)
     if getattr(args, "layout", None):
         if args.seed is not None:
             raise CommandError("give --seed or --layout, not both: a layout is a whole deal already")
-        try:
-            text = Path(args.layout).read_text()
-        except OSError as error:
-            raise CommandError(f"cannot read {args.layout}: {error.strerror}") from None
-        return game.from_text(text, options), f"layout {args.layout}"
+        return game.from_text(read_text_file(args.layout), options), f"layout {args.layout}"
     seed = new_seed() if args.seed is None else args.seed
     return game.deal(seed, options), f"seed {seed}"
 
@@ -148,6 +155,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         from parlour.client.web import run_session
 
         return run_session(args.server)
+    if args.race is None:
+        if args.bot is not None and not args.practice:
+            raise CommandError("--bot is for --race GAME (a bot online) or --practice (an installed bot)")
+        if args.time_limit is not None or args.undo:
+            raise CommandError("--time-limit and --undo are for --race GAME")
     if args.web:
         return play_web(args)
     if args.host is not None or args.port is not None or args.public_url is not None:
@@ -161,7 +173,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             raise CommandError("GAME, --seed and -o are for practice: 'parlour play --practice GAME'")
         from parlour.client.tui.connect import LobbyApp
 
-        LobbyApp(account(args)).run()
+        who = account(args)
+        who.keeper.check()  # a damaged identities file is refused before the screen is taken over
+        LobbyApp(who).run()
         return 0
     options = check_practice(args)
     if args.bot is not None:  # an unknown bot's error, before the screen is taken over
@@ -227,8 +241,9 @@ def play_web(args: argparse.Namespace) -> int:
         serve(session_command(session), host, port, args.public_url or public_url_for(host, port))
     except WebUnavailable as error:
         raise CommandError(str(error)) from None
-    except OSError as error:
-        raise CommandError(f"cannot serve on {host}:{port}: {error.strerror or error}") from None
+    except OSError as error:  # asyncio words a bind error at length: the errno's own text is enough
+        reason = os.strerror(error.errno) if error.errno else str(error)
+        raise CommandError(f"cannot serve on {host}:{port}: {reason}") from None
     return 0
 
 
@@ -243,7 +258,9 @@ def play_race(args: argparse.Namespace) -> int:
     from parlour.client.tui.racing import RaceApp
 
     who = account(args)
-    RaceApp(lambda: connect(who), args.race, args.bot, time_limit=args.time_limit, undo=args.undo).run()
+    who.keeper.check()  # a damaged identities file is refused before the screen is taken over
+    time_limit = DEFAULT_TIME_LIMIT if args.time_limit is None else args.time_limit
+    RaceApp(lambda: connect(who), args.race, args.bot, time_limit=time_limit, undo=args.undo).run()
     return 0
 
 
@@ -272,6 +289,7 @@ def play_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    from parlour.client.line_play import plural
     from parlour.games.golf_solver import solve
 
     if args.game != "golf":
@@ -280,9 +298,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     boards: list[tuple[str, Any]] = []
     for path in args.board:
         try:
-            boards.append((path, game.from_text(Path(path).read_text())))
-        except OSError as error:
-            raise CommandError(f"cannot read {path}: {error.strerror}") from None
+            boards.append((path, game.from_text(read_text_file(path))))
         except GameError as error:
             raise CommandError(f"{path}: {error}") from None
     boards += [(str(seed), game.deal(seed)) for seed in args.seed]
@@ -294,7 +310,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"board": label, "winnable": solution.winnable, "line": line}))
         elif solution.winnable:
-            print(f"{label}: winnable in {len(line)} moves: {', '.join(line)}")
+            print(f"{label}: winnable in {plural(len(line), 'move')}: {', '.join(line)}")
         else:
             print(f"{label}: not winnable")
     return 0
@@ -337,14 +353,19 @@ def cmd_arena(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    """Check each file: a race replay, or a tournament export (told apart by their ``format``)."""
+    """Check each file (``-``: standard input): a race replay, or a tournament export (told apart by their
+    ``format``)."""
+    from parlour.client.line_play import plural
     from parlour.protocol.replay import verify_replay
     from parlour.protocol.tournament_verify import is_export
 
+    if args.replay.count("-") > 1:
+        raise CommandError("standard input is read once: give - once")
     status = 0
-    for path in args.replay:
+    for name in args.replay:
+        path = "stdin" if name == "-" else name
         try:
-            data = json.loads(Path(path).read_text())
+            data = json.loads(sys.stdin.read() if name == "-" else Path(name).read_text())
         except OSError as error:
             raise CommandError(f"cannot read {path}: {error.strerror}") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as error:
@@ -359,8 +380,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
             for problem in problems:
                 print(f"  - {problem}")
         else:
-            seats = len(data["seats"])
-            print(f"{path}: OK: {data['game']}, {seats} seats, commitment, every log and every score check out")
+            seats = plural(len(data["seats"]), "seat")
+            print(f"{path}: OK: {data['game']}, {seats}, commitment, every log and every score check out")
     return status
 
 
@@ -385,16 +406,46 @@ def verify_tournament(path: str, export: dict[str, Any]) -> int:
 
 
 DEFAULT_SERVER = "ws://127.0.0.1:8765"
+DEFAULT_TIME_LIMIT = 600  # seconds a race created from the command line lasts
 
 
 def server_url(text: str) -> str:
-    """A server's URL: ``ws://`` is added to one without a scheme (``host:8765``)."""
+    """A server's URL: ``ws://`` is added to one without a scheme (``host:8765``). It names a host, and its
+    port, if given, is a whole number from 1 to 65535."""
+    from urllib.parse import urlsplit
+
     text = text.strip()
     if "://" not in text:
         text = "ws://" + text
     if not text.startswith(("ws://", "wss://")):
         raise argparse.ArgumentTypeError(f"a server's URL starts with ws:// or wss://, not {text!r}")
+    try:
+        parts = urlsplit(text)
+    except ValueError as error:  # a bracketed IPv6 address left open
+        raise argparse.ArgumentTypeError(f"{text!r} is not a URL: {error}") from None
+    if not parts.hostname:
+        raise argparse.ArgumentTypeError(f"a server's URL names its host, e.g. ws://HOST:8765, not {text!r}")
+    try:
+        port = parts.port
+    except ValueError:  # not a number, or past 65535
+        port = 0
+    if port is not None and not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a server's port is a whole number from 1 to 65535, in {text!r}")
     return text
+
+
+def public_url(text: str) -> str:
+    """``--public-url``: the address browsers use, an http:// or https:// URL naming a host."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018  (raises ValueError for a port that is not 0 to 65535)
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"the address browsers use is an http:// or https:// URL, not {text!r}")
+    return text.strip()
 
 
 def account(args: argparse.Namespace) -> Any:
@@ -411,13 +462,14 @@ def account(args: argparse.Namespace) -> Any:
 
 
 def run_client(server: str, session: Coroutine[Any, Any, T]) -> T:
-    """Run a client session, turning a refusal or an unreachable server into one clear line."""
+    """Run a client session, turning a refusal, an unreachable server or a file that cannot be written into
+    one clear line (a :class:`CommandError`); a broken pipe on stdout is left to :func:`main`."""
     import asyncio
 
     from websockets.exceptions import InvalidHandshake, InvalidURI
 
     from parlour.client.connection import ClientError, unreachable_text
-    from parlour.client.line_race import RaceChoiceError
+    from parlour.client.line_race import OutputError, RaceChoiceError
     from parlour.protocol.text import printable
 
     try:
@@ -425,10 +477,12 @@ def run_client(server: str, session: Coroutine[Any, Any, T]) -> T:
     except ClientError as error:
         hint = " (give it with --password or $PARLOUR_PASSWORD)" if error.code == "bad_password" else ""
         raise CommandError(f"the server refused: {error.code}: {printable(error.message)}{hint}") from None
-    except RaceChoiceError as error:
+    except (RaceChoiceError, OutputError) as error:
         raise CommandError(str(error)) from None
     except InvalidURI as error:
         raise CommandError(f"{server} is not a server's URL: {error}") from None
+    except BrokenPipeError:  # stdout's reader went away (parlour races | head): main() ends quietly
+        raise
     except (OSError, InvalidHandshake, TimeoutError) as error:
         raise CommandError(f"cannot reach {server}: {unreachable_text(error)}") from None
 
@@ -439,6 +493,8 @@ def cmd_race(args: argparse.Namespace) -> int:
     settings: dict[str, Any] = {}
     bots: list[str] = []
     if args.action == "create":
+        if args.delay is not None and not args.live_boards:
+            raise CommandError("--delay is for --live-boards: without it spectators see the boards only at the end")
         bots = args.bot
         settings = {
             "options": parse_options(args.option),
@@ -446,7 +502,7 @@ def cmd_race(args: argparse.Namespace) -> int:
             "time_limit": args.time_limit,
             "public": not args.private,
             "undo": args.undo,
-            "spectator_delay": args.delay,
+            "spectator_delay": args.delay or 0,
             "live_boards": args.live_boards,
         }
     who = account(args)
@@ -708,6 +764,7 @@ def cmd_bot_run(args: argparse.Namespace) -> int:
     name = args.name or bot.name
     profile = args.profile or f"bot-{bot.name}"
     identity = Identity(args.server, profile, Path(args.identity) if args.identity else None)
+    identity.check()
     logging.basicConfig(level=logging.INFO, format=f"parlour bot {name}: %(message)s", stream=sys.stderr)
     settings = Settings(
         server=args.server,
@@ -854,8 +911,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --race: the bot invited (a name from 'parlour races'); with --practice: an installed bot "
         "(see 'parlour bots') racing you in this process on the same deal",
     )
-    app.add_argument("--time-limit", type=int, default=600, metavar="SECONDS", help="the race's time limit")
-    app.add_argument("--undo", action="store_true", help="allow undo in the race")
+    app.add_argument(
+        "--time-limit", type=int, metavar="SECONDS", help=f"with --race: its time limit (default {DEFAULT_TIME_LIMIT})"
+    )
+    app.add_argument("--undo", action="store_true", help="with --race: allow undo in it")
     app.add_argument(
         "--replay", metavar="FILE|RACE", help="step through a saved replay file, or a finished race's from the server"
     )
@@ -869,6 +928,7 @@ def build_parser() -> argparse.ArgumentParser:
     app.add_argument("--port", type=bounded(1, 65535), help="with --web: the port to listen on (default 8766)")
     app.add_argument(
         "--public-url",
+        type=public_url,
         metavar="URL",
         help="with --web: the address browsers use, e.g. https://host/play behind a proxy (default http://HOST:PORT)",
     )
@@ -922,11 +982,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="invite this bot to race you: a name 'parlour races' lists, or '*' for any bot that plays GAME "
         "(repeatable)",
     )
-    create.add_argument("--time-limit", type=int, default=600, help="seconds (default 600)")
+    create.add_argument(
+        "--time-limit", type=int, default=DEFAULT_TIME_LIMIT, help=f"seconds (default {DEFAULT_TIME_LIMIT})"
+    )
     create.add_argument("--private", action="store_true", help="not listed: others join with the code")
     create.add_argument("--undo", action="store_true", help="allow undo")
     create.add_argument(
-        "--delay", type=int, default=0, help="with --live-boards: seconds spectators see the boards late"
+        "--delay", type=int, help="with --live-boards: seconds spectators see the boards late (default 0)"
     )
     create.add_argument(
         "--live-boards",
@@ -971,7 +1033,8 @@ def build_parser() -> argparse.ArgumentParser:
         "replay",
         nargs="+",
         metavar="FILE",
-        help="replay files (parlour replay) or tournament exports (parlour tournament export --format json)",
+        help="replay files (parlour replay) or tournament exports (parlour tournament export --format json); "
+        "- reads standard input",
     )
     verify.set_defaults(run=cmd_verify)
 
@@ -1316,11 +1379,13 @@ def package_version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from parlour.client.identity import IdentityFileError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args.run(args))
-    except (CommandError, GameError) as error:
+    except (CommandError, GameError, IdentityFileError) as error:
         print(f"parlour: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

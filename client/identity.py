@@ -13,6 +13,9 @@ newest first (``parlour play`` offers them)::
 
 Two profiles are two players: two terminals on one machine race each other with
 ``--profile ann`` and ``--profile bob``.
+
+A file that exists but cannot be read as such a JSON object (a stray comma, another program's file
+given to ``--identity``) is never written over: reading or saving raises :class:`IdentityFileError`.
 """
 
 from __future__ import annotations
@@ -26,6 +29,11 @@ from typing import Any
 
 DEFAULT_PROFILE = "default"
 RECENT = 10  # servers kept in "recent"
+
+
+class IdentityFileError(Exception):
+    """The identities file cannot be read or written; the message names it, says why and what to do.
+    Nothing was written to it."""
 
 
 def default_path() -> Path:
@@ -47,9 +55,18 @@ class Identity:
 
     def _load(self) -> dict[str, Any]:
         try:
-            return _parse(self.file.read_text())
-        except OSError:
+            with self.file.open("rb") as handle:
+                fcntl.flock(handle, fcntl.LOCK_SH)  # not half-written by a save in another process
+                return _parse(self.file, handle.read())
+        except FileNotFoundError:
             return {}
+        except OSError as error:
+            raise IdentityFileError(f"cannot read the identities file {self.file}: {error.strerror}") from None
+
+    def check(self) -> None:
+        """Raise :class:`IdentityFileError` now if the file exists and cannot be read (before a screen is
+        taken over, say)."""
+        self._load()
 
     def _tokens(self, known: dict[str, Any]) -> dict[str, Any]:
         if self.profile == DEFAULT_PROFILE:
@@ -74,14 +91,19 @@ class Identity:
 
     def save(self, token: str | None = None, name: str | None = None, used: bool = False) -> None:
         """Keep a new token for this server and profile, and/or this profile's chosen name; ``used``: put this
-        server first among the recent ones."""
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        self.file.touch(mode=0o600)
-        self.file.chmod(0o600)
-        with self.file.open("r+") as handle:
+        server first among the recent ones.
+
+        Raises :class:`IdentityFileError`, writing nothing, if the file cannot be read as identities."""
+        try:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            descriptor = os.open(self.file, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as error:
+            raise IdentityFileError(f"cannot write the identities file {self.file}: {error.strerror}") from None
+        with os.fdopen(descriptor, "r+b") as handle:
             # Locked while read, changed and written: processes saving at once (house bots) all keep theirs.
             fcntl.flock(handle, fcntl.LOCK_EX)
-            known = _parse(handle.read())
+            known = _parse(self.file, handle.read())
+            os.fchmod(descriptor, 0o600)
             if token is not None:
                 self._tokens(known)[self.server] = token
             if name is not None:
@@ -91,15 +113,27 @@ class Identity:
                 known["recent"] = [self.server, *(s for s in recent if s != self.server)][:RECENT]
             handle.seek(0)
             handle.truncate()
-            handle.write(json.dumps(known, indent=1))
+            handle.write(json.dumps(known, indent=1).encode())
 
 
-def _parse(text: str) -> dict[str, Any]:
-    try:
-        known = json.loads(text)
-    except ValueError:
+def _parse(path: Path, data: bytes) -> dict[str, Any]:
+    """The identities in ``data``, read from ``path``: ``{}`` for an empty file (one just created)."""
+    if not data.strip():
         return {}
-    return known if isinstance(known, dict) else {}
+    try:
+        known = json.loads(data.decode())
+    except UnicodeDecodeError:
+        problem = "is not UTF-8 text"
+    except ValueError as error:
+        problem = f"is not valid JSON ({error})"
+    else:
+        if isinstance(known, dict):
+            return known
+        problem = "does not hold a JSON object"
+    raise IdentityFileError(
+        f"the identities file {path} {problem}; it was left as it is: fix it, "
+        "or move it away to start again with new identities"
+    )
 
 
 def default_name(profile: str = DEFAULT_PROFILE) -> str:

@@ -12,7 +12,9 @@ so running the same command again after Ctrl-C or a lost connection resumes the 
 ``join CODE`` of a race you sit in, ``create GAME`` while you have an unfinished race of that
 game (``--new`` creates another), and ``parlour race resume [RACE]``. Ctrl-C before the start
 leaves the race; during the race it only disconnects (the seat waits for the server's grace
-period, then is conceded).
+period, then is conceded). The end of standard input during the race (a script's moves ran out,
+Ctrl-D) does the same, and the command says so on stderr and ends with status 1: only ``concede``
+(or ``quit`` and yes) gives a game up.
 
 Everything a server sends that is printed goes through :func:`printable` first.
 """
@@ -50,6 +52,27 @@ LEAVE_TIMEOUT = 5.0  # seconds to leave a race on Ctrl-C before giving up
 
 class RaceChoiceError(Exception):
     """No race to take part in, or several to choose from: the message says what to type."""
+
+
+class InputEnded(Exception):
+    """Standard input ended before the player's game did. The race is left without conceding: the
+    server keeps the seat for its grace period, as after a lost connection."""
+
+    def __init__(self, race_id: str) -> None:
+        super().__init__(f"input ended during race {race_id}")
+        self.race_id = race_id
+
+
+def seat_kept(race_id: str) -> str:
+    """What becomes of a seat left during the race (Ctrl-C, the end of input), and how to come back."""
+    return (
+        "the server keeps your seat for its grace period (60 s by default), then concedes your game. "
+        f"To come back: parlour race resume {printable(race_id)}"
+    )
+
+
+class OutputError(Exception):
+    """A file on this machine could not be written; the message names it and says why."""
 
 
 @dataclass(frozen=True)
@@ -288,11 +311,13 @@ async def take_part(client: Client, race_id: str, term: Terminal, save_replay: s
     try:
         status = await play(client, race_id, view, seq, Clock(deadline, offset), info, term)
     except asyncio.CancelledError:  # Ctrl-C during the race: the seat stays, for a while
-        term.say(
-            "You left the running race: the server keeps your seat for its grace period (60 s by default), "
-            f"then concedes your game. To come back: parlour race resume {printable(race_id)}"
-        )
+        term.say(f"You left the running race: {seat_kept(race_id)}")
         raise
+    except InputEnded:
+        print(
+            f"parlour: input ended: you left the running race without conceding: {seat_kept(race_id)}", file=sys.stderr
+        )
+        return 1
     if status == 0:
         return await offer_replay(client, race_id, term, save_replay)
     return status
@@ -334,7 +359,7 @@ async def wait_for_start(
         invited = {i["player"]: i["name"] for i in info.get("invited", [])}
         async for event in client.events():
             if isinstance(event, Countdown) and event.race == race_id:
-                term.say(f"Starting in {event.starts_in:g} s...")
+                term.say(f"Starting in {round(event.starts_in, 1):g} s...")
             elif isinstance(event, RaceUpdate) and event.race.get("id") == race_id:
                 if event.race["status"] == "expired":
                     term.say("The race expired: not every seat was taken and ready in time. Create a new one.")
@@ -383,7 +408,8 @@ async def play(
     """The move loop: typed lines become moves; others' progress and the end are printed.
 
     Returns 0 once the results are printed (even if the time limit ended the race while
-    a move was being typed), 1 if the connection was lost for good first.
+    a move was being typed), 1 if the connection was lost for good first. Raises
+    :class:`InputEnded` if input ends before the player's game: nothing is conceded.
     """
     game = get_game(str(view["game"]))
     typing = Typing()
@@ -402,8 +428,10 @@ async def play(
                 typed.cancel()
                 return events.result()
             line = typed.result()
+            if line is None:
+                raise InputEnded(race_id)
             try:
-                wanted = CONCEDE if line is None else read_line(game, line, view, typing)
+                wanted = read_line(game, line, view, typing)
                 if wanted is Command.TIME:
                     wanted = f"Time left: {clock(deadline.left())} of {clock(info['time_limit'])}."
                 elif wanted is Command.UNDO or isinstance(wanted, Move):
@@ -496,14 +524,18 @@ def replay_file(race_id: str) -> str:
 
 
 async def save_replay_to(client: Client, race_id: str, path: str) -> dict[str, Any]:
-    """Fetch a finished race's replay and write it as JSON to ``path`` (``-``: stdout)."""
+    """Fetch a finished race's replay and write it as JSON to ``path`` (``-``: stdout). Raises
+    :class:`OutputError` if the file cannot be written."""
     replay = (await client.replay(race_id)).replay
     text = json.dumps(replay, indent=1) + "\n"
     if path == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
-    else:
+        return replay
+    try:
         Path(path).write_text(text)
+    except OSError as error:
+        raise OutputError(f"cannot write {path}: {error.strerror or error}") from None
     return replay
 
 
@@ -519,7 +551,10 @@ async def offer_replay(client: Client, race_id: str, term: Terminal, save_to: st
         return 0
     try:
         await save_replay_to(client, race_id, path)
-    except (ClientError, OSError) as error:
+    except OutputError as error:
+        term.say(f"Could not save the replay: {printable(str(error))}")
+        return 1
+    except ClientError as error:
         term.say(f"Could not save the replay to {path}: {printable(str(error))}")
         return 1
     term.say(f"Replay saved to {path}: check it with  parlour verify {path}")
@@ -540,7 +575,13 @@ async def watch(account: Account, race_id: str, stdout: TextIO) -> int:
     boards are shown."""
     term = Terminal(sys.stdin, stdout)
     async with await connect(account) as client:
-        spectating = await client.spectate(race_id)
+        try:
+            spectating = await client.spectate(race_id)
+        except ClientError as error:
+            if error.code != ErrorCode.UNKNOWN_RACE:
+                raise
+            hint = f"if it has finished, 'parlour replay {race_id}' saves its replay"
+            raise ClientError(error.code, f"{error.message}; {hint}") from None
         info = spectating.race
         game = get_game(info["game"])
         names = {p["seat"]: p["name"] for p in info["players"]}
@@ -637,7 +678,7 @@ async def list_races(account: Account, stdout: TextIO) -> int:
 def bot_line(bot: dict[str, Any]) -> str:
     """One bot online in a list: its name, the games it plays, how busy it is."""
     games = ", ".join(printable(game) for game in bot.get("games", []))
-    return f"{printable(bot['name']):<16} plays {games}  (in {bot['busy']} of {bot['max_races']} races)"
+    return f"{printable(bot['name']):<16} plays {games}  (in {bot['busy']} of {plural(bot['max_races'], 'race')})"
 
 
 async def leave(account: Account, race_id: str, stdout: TextIO) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
 import time
 from collections import deque
 from typing import Any, TextIO
@@ -27,6 +28,7 @@ from parlour.client.connection import Client, ClientError, Resumed
 from parlour.client.line_race import (
     Account,
     Clock,
+    InputEnded,
     connect,
     describe_race,
     play,
@@ -261,7 +263,7 @@ async def list_tournaments(account: Account, stdout: TextIO, limit: int) -> int:
         done = f"{summary.get('done', 0)}/{summary['races']}" if "done" in summary else f"{summary['races']}"
         stdout.write(
             f"{printable(summary['id'])}  {printable(summary['status']):<8} {printable(summary['format']):<12} "
-            f"{done:>7} races  {printable(summary['name'])}\n"
+            f"{done:>7} {'race ' if summary['races'] == 1 else 'races'}  {printable(summary['name'])}\n"
         )
     stdout.write(
         "Follow one with 'parlour tournament watch ID'; see its standings with 'parlour tournament standings ID'.\n"
@@ -283,7 +285,8 @@ async def ratings(account: Account, game: str, bots: bool | None, limit: int, st
 
 async def join(account: Account, tournament: str, stdin: TextIO, stdout: TextIO) -> int:
     """``parlour tournament join``: enter a tournament (or come back to one entered) and play each
-    of its races as it comes, until the tournament ends."""
+    of its races as it comes, until the tournament ends. The end of input during a race leaves it
+    without conceding (said on stderr, status 1), as in ``parlour race``."""
     term = Terminal(stdin, stdout)
     try:
         async with await connect(account) as client:
@@ -297,7 +300,17 @@ async def join(account: Account, tournament: str, stdin: TextIO, stdout: TextIO)
             )
             if summary["status"] == "open":
                 term.say("The tournament starts once every seat for people is taken (or its creator starts it).")
-            return await play_tournament(client, tournament, summary, term)
+            try:
+                return await play_tournament(client, tournament, summary, term)
+            except InputEnded as ended:
+                print(
+                    f"parlour: input ended: you left race {printable(ended.race_id)} without conceding: the server "
+                    "keeps your seat for its grace period (60 s by default), then concedes your game, and a race "
+                    "not taken in time is forfeited. To come back: parlour tournament join "
+                    f"{printable(tournament)}",
+                    file=sys.stderr,
+                )
+                return 1
     finally:
         term.close()
 

@@ -69,7 +69,7 @@ def describe(summary: Summary) -> str:
         "rated" if summary["rated"] else "unrated",
         "timed" if summary["timed"] else "untimed (the score alone counts)",
         f"{clock(summary['time_limit'])} a race",
-        f"at most {summary['max_moves']} moves a game",
+        f"at most {plural(summary['max_moves'], 'move')} a game",
     ]
     kind = f"{summary['format']} of "
     named = "" if summary["name"].startswith(kind) else f" {printable(summary['name'])!r}"
@@ -255,7 +255,7 @@ def export_markdown(export: Mapping[str, Any]) -> str:
         "",
         f"- commitment: `{_md(summary['commitment'])}`",
         f"- seed: `{_md(summary.get('seed', ''))}`, salt: `{_md(summary.get('salt', ''))}`",
-        f"- {len(schedule(spec))} races; check them all with `parlour verify` on the JSON export "
+        f"- {plural(len(schedule(spec)), 'race')}; check them all with `parlour verify` on the JSON export "
         f"(`parlour tournament export {_md(summary['id'])} --format json`).",
     ]
     return "\n".join(lines) + "\n"

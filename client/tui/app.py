@@ -134,7 +134,7 @@ class ResultScreen(OutcomeScreen):
         with Vertical():
             yield Static(Text(f"{title}: game over", style="bold"))
             yield Static(ending, id="ending")
-            yield Static(f"{score_text(self.game_name, self.view)} after {self.moves} moves.", id="score")
+            yield Static(f"{score_text(self.game_name, self.view)} after {plural(self.moves, 'move')}.", id="score")
         yield Footer(compact=True)
 
 

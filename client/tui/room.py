@@ -82,7 +82,7 @@ class RoomScreen(Screen[None]):
                         return
                     self.show()
                 elif isinstance(event, Countdown) and event.race == self.race_id:
-                    self.show(f"Starting in {event.starts_in:g} s…")
+                    self.show(f"Starting in {round(event.starts_in, 1):g} s…")
                 elif isinstance(event, Start) and event.race == self.race_id:
                     offset = await server_offset(self.client)
                     summary = dict((await self.client.snapshot(self.race_id)).race)

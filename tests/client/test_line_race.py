@@ -357,3 +357,23 @@ async def test_time_left_and_the_race_settings_are_shown_and_quit_asks_first(
     await bob.until("Game over: conceded")
     await ann.type("concede")
     assert [await p.finish() for p in (ann, bob)] == [0, 0]
+
+
+async def test_the_end_of_input_leaves_the_race_without_conceding_and_the_seat_is_kept(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    ann, bob, _, race = await start_race(server, tmp_path)
+    countdown = await ann.until(r"Starting in (\S+) s\.\.\.")
+    assert re.fullmatch(r"0|0\.\d", countdown.group(1)), countdown.group(0)  # 0.2 s, rounded to a tenth
+    await ann.type("turn")
+    await bob.until(r"\[ann: score \d+, 1 move\]")
+    assert ann.process.stdin is not None
+    ann.process.stdin.close()  # a script's moves ran out
+    assert await ann.finish() == 1
+    assert "parlour: input ended: you left the running race without conceding: the server keeps your seat" in ann.text
+    assert f"To come back: parlour race resume {race}" in ann.text and "Game over" not in ann.text
+    ann = await Cli.start(tmp_path / "ann", "race", "resume", race, "--server", server.url)
+    await ann.until("Back in the race at seat 0, after 1 entry in your log")  # nothing was conceded
+    assert "conceded" not in bob.text
+    await concede_both(ann, bob)
+    assert [await p.finish() for p in (ann, bob)] == [0, 0]
