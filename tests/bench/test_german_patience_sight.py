@@ -16,7 +16,10 @@ SIGHT = Path(__file__).resolve().parents[2] / "bench" / "german_patience_sight.p
 def test_sight_rows_hold_each_deals_cards_placed_and_k_0_is_the_search_bot() -> None:
     command = [sys.executable, str(SIGHT), "--sight", "0", "--sight", "2", "--deals", "1", "--first", "3"]
     done = subprocess.run(
-        [*command, "--width", "2", "--spread", "10", "--jobs", "1", "--json"], capture_output=True, text=True, timeout=300
+        [*command, "--width", "2", "--spread", "10", "--jobs", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     blind, sighted = (json.loads(line) for line in done.stdout.splitlines())
