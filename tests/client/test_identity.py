@@ -77,9 +77,11 @@ def test_an_identity_file_that_is_not_identities_is_not_written_over(server: Ser
 def test_an_identity_file_that_is_a_directory_is_named_as_such_not_the_server(
     server: ServerProcess, tmp_path: Path
 ) -> None:
+    mode = tmp_path.stat().st_mode
     done = parlour(tmp_path, "races", "--server", server.url, "--identity", str(tmp_path))
     assert done.returncode == 2
     assert done.stderr == f"parlour: error: cannot read the identities file {tmp_path}: Is a directory\n"
+    assert tmp_path.stat().st_mode == mode  # once saving made it 0600: `--identity /tmp` locked everyone out of /tmp
 
 
 def test_saving_into_a_damaged_file_raises_and_writes_nothing(tmp_path: Path) -> None:
