@@ -799,8 +799,10 @@ class Server:
             self._acknowledge(conn, m.Ack(id=request_id, race=race.id, seq=seat.seq, view=view), entry)
         await self._after_entry(race, index, conn)
 
-    async def _resync(self, race: Race, index: int) -> bool:
+    async def _resync(self, race: Race, index: int, tell: bool = False) -> bool:
         """Apply the entries that Redis holds beyond the seat's log in memory; return whether there were any.
+        With ``tell``, this node's connections get the seat's `progress` after each one, as for an entry
+        made here (the spec promises one for every entry, also when this node missed its event).
 
         The caller holds the seat's lock. Raises if the stored log does not extend the one in memory.
         """
@@ -814,6 +816,8 @@ class Server:
         for entry in stored[seat.seq :]:
             state = race.next_state(index, entry)
             race.record(index, entry, state, finished.get(index, time.time()))
+            if tell:
+                self._progress(race, index, None)
         return True
 
     def _acknowledge(self, conn: Connection, ack: m.Ack, entry: list[Any]) -> None:
@@ -886,15 +890,18 @@ class Server:
 
     async def _catch_up(self, race: Race, index: int) -> None:
         async with self.locks[(race.id, index)]:
-            if race.status is Status.RUNNING and await self._resync(race, index):
-                self._after_remote(race, index)
+            if race.status is Status.RUNNING and await self._resync(race, index, tell=True):
+                self._after_remote(race, index, told=True)
 
     async def _catch_up_seats(self, race: Race) -> None:
         for index in range(len(race.seats)):
             await self._catch_up(race, index)
 
-    def _after_remote(self, race: Race, index: int) -> None:
-        self._progress(race, index, None)
+    def _after_remote(self, race: Race, index: int, told: bool = False) -> None:
+        """Tell this node's connections of the seat's new entry (unless ``told`` already), and finish the
+        race if that was its last."""
+        if not told:
+            self._progress(race, index, None)
         if race.seats[index].state.ended is not None:
             self._cancel(("grace", race.id, index))
             if race.all_over() and race.id in self.held:  # the mover's node finishes it too: one wins
