@@ -289,8 +289,8 @@ def play_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from parlour.client.line_play import plural
     from parlour.games.golf_solver import solve
+    from parlour.protocol.text import plural
 
     if args.game != "golf":
         raise CommandError(f"only golf has a solver so far, not {args.game!r}")
@@ -355,8 +355,8 @@ def cmd_arena(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check each file (``-``: standard input): a race replay, or a tournament export (told apart by their
     ``format``)."""
-    from parlour.client.line_play import plural
     from parlour.protocol.replay import verify_replay
+    from parlour.protocol.text import plural
     from parlour.protocol.tournament_verify import is_export
 
     if args.replay.count("-") > 1:

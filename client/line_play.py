@@ -43,11 +43,6 @@ class Typing:
     quitting: bool = False
 
 
-def plural(count: int | float, word: str, words: str | None = None) -> str:
-    """``1 move``, ``2 moves``, ``0 moves`` (``words`` for a plural not made with an s)."""
-    return f"{count} {word}" if count == 1 else f"{count} {words or word + 's'}"
-
-
 def describe_error(code: str, message: str) -> str:
     """How a refused move is shown, the same locally and in a race: ``illegal_move: pile 5 is empty``."""
     return f"{code}: {message}"

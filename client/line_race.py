@@ -38,14 +38,13 @@ from parlour.client.line_play import (
     describe_end,
     describe_error,
     describe_game_error,
-    plural,
     read_line,
 )
 from parlour.client.terminal import Terminal, printable_block
 from parlour.games import CONCEDE, GameError, Move, get_game
 from parlour.protocol import ErrorCode
 from parlour.protocol.messages import Countdown, End, Progress, RaceUpdate, Start, Watch
-from parlour.protocol.text import printable
+from parlour.protocol.text import plural, printable
 
 LEAVE_TIMEOUT = 5.0  # seconds to leave a race on Ctrl-C before giving up
 

@@ -12,8 +12,7 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from parlour.client.line_play import plural
-from parlour.protocol.text import printable
+from parlour.protocol.text import plural, printable
 from parlour.protocol.tournament import Spec, schedule
 
 Summary = Mapping[str, Any]

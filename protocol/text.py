@@ -30,7 +30,7 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def plural(count: int, word: str, words: str | None = None) -> str:
+def plural(count: int | float, word: str, words: str | None = None) -> str:
     """``1 race``, ``2 races``, ``0 races`` (``words`` for a plural not made with an s)."""
     return f"{count} {word}" if count == 1 else f"{count} {words or word + 's'}"
 

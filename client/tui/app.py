@@ -22,7 +22,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from parlour.client.line_play import describe_game_error, plural
+from parlour.client.line_play import describe_game_error
 from parlour.client.tui.board import Board, Direction, step
 from parlour.client.tui.layouts import Layout, layout_for
 from parlour.client.tui.picking import Clear, Play, Refuse, Select, Selection, counts_from, press
@@ -30,6 +30,7 @@ from parlour.client.tui.practice import Practice, Table
 from parlour.client.tui.race import Refused
 from parlour.client.tui.widgets import BoardView, Marks, PlaceView
 from parlour.games import GameError, Move, game_names, get_game
+from parlour.protocol.text import plural
 
 ENDINGS = {
     "won": "Won!",

@@ -21,11 +21,11 @@ from parlour.bots.base import Turn
 from parlour.bots.ceiling import ceiling, ceiling_exact
 from parlour.bots.greedy import GreedyBot
 from parlour.client.connection import Client, ClientError, Disconnected, End, Progress, Start
-from parlour.client.line_play import describe_error, plural
+from parlour.client.line_play import describe_error
 from parlour.client.line_race import server_offset
 from parlour.games import Game, GameError, IllegalMove, Move, Score, get_game
 from parlour.protocol.replay import commitment
-from parlour.protocol.text import printable
+from parlour.protocol.text import plural, printable
 
 
 class Refused(GameError):

@@ -24,7 +24,6 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 
 from parlour.client.connection import Client
-from parlour.client.line_play import plural
 from parlour.client.tui.app import HelpScreen
 from parlour.client.tui.layouts import Layout, layout_for
 from parlour.client.tui.replaying import (
@@ -45,7 +44,7 @@ from parlour.client.tui.replaying import (
 )
 from parlour.client.tui.widgets import BoardView, Marks
 from parlour.games import get_game
-from parlour.protocol.text import printable
+from parlour.protocol.text import plural, printable
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0)
 """The playing speeds, in entries a second; + and - step through them."""

@@ -14,10 +14,10 @@ from typing import Any
 
 from parlour.bots.base import Bot, Turn
 from parlour.bots.registry import load_bot
-from parlour.client.line_play import plural
 from parlour.client.tui.race import Opponent
 from parlour.games import Ending, Game
 from parlour.protocol.replay import ranked_results
+from parlour.protocol.text import plural
 from parlour.protocol.tournament import MAX_MOVES
 
 

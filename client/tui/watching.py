@@ -15,11 +15,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from parlour.client.line_play import plural
 from parlour.client.tui.race import clock_text
 from parlour.games import GameError, get_game
 from parlour.protocol.messages import End, Progress, RaceUpdate, Spectating, Watch
-from parlour.protocol.text import printable
+from parlour.protocol.text import plural, printable
 
 
 @dataclass

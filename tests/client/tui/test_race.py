@@ -20,7 +20,6 @@ from websockets.http11 import Response
 
 from parlour.bots.ceiling import ceiling
 from parlour.client.connection import Client, ClientError, End, Progress, Start
-from parlour.client.line_play import plural
 from parlour.client.tui.app import GameScreen, HelpScreen
 from parlour.client.tui.layouts import Layout, layout_for, legal_moves
 from parlour.client.tui.picking import Play, Select, press
@@ -39,6 +38,7 @@ from parlour.client.tui.race import (
 from parlour.client.tui.racing import RaceApp, RaceResultScreen, RaceScreen
 from parlour.games import IllegalMove, game_names, get_game
 from parlour.protocol.replay import commitment
+from parlour.protocol.text import plural
 from tests.bots.helpers import BotRun, bot_online
 from tests.client.tui.test_app import drawn, keyed_move, message, path_keys, press_at, until, until_shown
 from tests.conftest import ServerProcess
