@@ -62,11 +62,12 @@ class InputEnded(Exception):
         self.race_id = race_id
 
 
-def seat_kept(race_id: str) -> str:
-    """What becomes of a seat left during the race (Ctrl-C, the end of input), and how to come back."""
+def seat_kept(come_back: str) -> str:
+    """What becomes of a seat left during the race (Ctrl-C, the end of input), and ``come_back``: the command
+    that takes it back."""
     return (
         "the server keeps your seat for its grace period (60 s by default), then concedes your game. "
-        f"To come back: parlour race resume {printable(race_id)}"
+        f"To come back: {come_back}"
     )
 
 
@@ -307,15 +308,14 @@ async def take_part(client: Client, race_id: str, term: Terminal, save_replay: s
         assert snapshot.view is not None
         view, seq, deadline = snapshot.view, snapshot.seq, float(info["deadline"])
         term.say(f"Back in the race at seat {snapshot.seat}, after {plural(seq, 'entry', 'entries')} in your log.")
+    kept = seat_kept(f"parlour race resume {printable(race_id)}")
     try:
         status = await play(client, race_id, view, seq, Clock(deadline, offset), info, term)
     except asyncio.CancelledError:  # Ctrl-C during the race: the seat stays, for a while
-        term.say(f"You left the running race: {seat_kept(race_id)}")
+        term.say(f"You left the running race: {kept}")
         raise
     except InputEnded:
-        print(
-            f"parlour: input ended: you left the running race without conceding: {seat_kept(race_id)}", file=sys.stderr
-        )
+        print(f"parlour: input ended: you left the running race without conceding: {kept}", file=sys.stderr)
         return 1
     if status == 0:
         return await offer_replay(client, race_id, term, save_replay)

@@ -32,6 +32,7 @@ from parlour.client.line_race import (
     connect,
     describe_race,
     play,
+    seat_kept,
     server_offset,
     wait_for_start,
     who,
@@ -304,10 +305,8 @@ async def join(account: Account, tournament: str, stdin: TextIO, stdout: TextIO)
                 return await play_tournament(client, tournament, summary, term)
             except InputEnded as ended:
                 print(
-                    f"parlour: input ended: you left race {printable(ended.race_id)} without conceding: the server "
-                    "keeps your seat for its grace period (60 s by default), then concedes your game, and a race "
-                    "not taken in time is forfeited. To come back: parlour tournament join "
-                    f"{printable(tournament)}",
+                    f"parlour: input ended: you left race {printable(ended.race_id)} without conceding (and a race "
+                    "not taken in time is forfeited): " + seat_kept(f"parlour tournament join {printable(tournament)}"),
                     file=sys.stderr,
                 )
                 return 1
