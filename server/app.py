@@ -884,24 +884,23 @@ class Server:
                 log.warning(message, index, seq, extra=Ids(race=race.id))
             else:
                 race.record(index, entry, state, finished_at or time.time())
-                self._after_remote(race, index)
+                self._progress(race, index, None)
+                self._remote_over(race, index)
                 return
         self._spawn(self._catch_up(race, index), ("catch-up", race.id, index))
 
     async def _catch_up(self, race: Race, index: int) -> None:
         async with self.locks[(race.id, index)]:
             if race.status is Status.RUNNING and await self._resync(race, index, tell=True):
-                self._after_remote(race, index, told=True)
+                self._remote_over(race, index)
 
     async def _catch_up_seats(self, race: Race) -> None:
         for index in range(len(race.seats)):
             await self._catch_up(race, index)
 
-    def _after_remote(self, race: Race, index: int, told: bool = False) -> None:
-        """Tell this node's connections of the seat's new entry (unless ``told`` already), and finish the
-        race if that was its last."""
-        if not told:
-            self._progress(race, index, None)
+    def _remote_over(self, race: Race, index: int) -> None:
+        """After entries another node stored (and this node told of): if the seat's game is over, its grace
+        ends, and a race now over is finished here too when this node holds it."""
         if race.seats[index].state.ended is not None:
             self._cancel(("grace", race.id, index))
             if race.all_over() and race.id in self.held:  # the mover's node finishes it too: one wins

@@ -261,13 +261,7 @@ def run(config: Config, beside: Beside | None = None) -> int:
     except OSError as error:
         announce_error(f"cannot serve on {config.host}:{config.port}: {error.strerror}")
         return 1
-    except RedisLost as error:
-        announce_error(str(error))
-        return 1
-    except TooOld as error:
-        announce_error(str(error))
-        return 1
-    except CannotReachRedis as error:
+    except (RedisLost, TooOld, CannotReachRedis) as error:
         announce_error(str(error))
         return 1
     except UNAVAILABLE as error:  # at the start, once it answered: it went away
