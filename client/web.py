@@ -18,11 +18,9 @@ it on the connect screen, so a link is not a way around a private server's passw
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
 import shlex
-import signal
 import socket
 import sys
 import tempfile
@@ -63,38 +61,21 @@ def serve(command: str, host: str, port: int, public_url: str) -> None:
     ``public_url`` is the address the browsers use, without a trailing slash (``https://host/play``
     behind a proxy that strips ``/play``): the page names its scripts and its websocket by it.
     Raises :class:`WebUnavailable` when textual-serve is missing, and ``OSError`` when the address
-    cannot be listened on (a port in use); the address is announced only once it is listened on.
+    cannot be listened on (a port in use), before announcing it.
     """
     try:
-        from aiohttp import web
         from textual_serve.server import Server
     except ImportError:
         raise WebUnavailable(INSTALL_HINT) from None
 
     class ParlourServer(Server):
         async def on_startup(self, app: Any) -> None:
-            """Nothing: textual-serve announces the address here, before the socket is bound."""
+            self.console.print(f"parlour: serving the app to browsers on {self.public_url}/ (Ctrl+C stops)")
 
-        def serve(self, debug: bool = False) -> None:
-            """textual-serve's, but announcing the address once it is listened on: aiohttp calls ``print``
-            after binding."""
-            self.debug = debug
-            self.initialize_logging()
-            loop = asyncio.new_event_loop()
-            asyncio.set_event_loop(loop)
-            for signum in (signal.SIGINT, signal.SIGTERM):
-                loop.add_signal_handler(signum, self.request_exit)
-            web.run_app(
-                self._make_app(),
-                host=self.host,
-                port=self.port,
-                handle_signals=False,
-                loop=loop,
-                print=lambda *_: print(
-                    f"parlour: serving the app to browsers on {self.public_url}/ (Ctrl+C stops)", flush=True
-                ),
-            )
-
+    # textual-serve announces the address (on_startup) before it listens: a port in use fails here first.
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    with socket.create_server((host, port), family=family):
+        pass
     # The sessions inherit this environment: the password stays with the host (see the module's doc).
     os.environ.pop("PARLOUR_PASSWORD", None)
     ParlourServer(command, host=host, port=port, title="Parlour", public_url=public_url.rstrip("/")).serve()
